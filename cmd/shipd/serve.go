@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"shipd"
+	"shipd/platform/clock"
+)
+
+func serveCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Apply pending migrations and serve the API on HTTP_ADDR",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			app, cleanup, err := shipd.InitializeApp(ctx, cfg, clock.Real{})
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			if err := app.Migrate(ctx); err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", cfg.HTTPAddr)
+			if err != nil {
+				return fmt.Errorf("listening on %s: %w", cfg.HTTPAddr, err)
+			}
+			fmt.Fprintf(os.Stderr, "shipd: serving on http://%s (Ctrl-C stops)\n", ln.Addr())
+			return app.Run(ctx, ln)
+		},
+	}
+}

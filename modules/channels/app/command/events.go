@@ -1,0 +1,34 @@
+// Package command holds the channel module's write use cases.
+package command
+
+import (
+	"time"
+
+	"shipd/modules/channels/contract"
+	"shipd/modules/channels/domain"
+)
+
+// Record is the public view of a channel.
+func Record(ch *domain.Channel) contract.ShippingChannel {
+	return contract.ShippingChannel(ch.Snapshot())
+}
+
+func channelEvent(ch *domain.Channel, now time.Time) contract.ChannelEvent {
+	return contract.ChannelEvent{AccountID: ch.AccountID(), Version: ch.Version(), OccurredAt: now, ShippingChannel: Record(ch)}
+}
+
+// withStatusChange appends status_changed when the status moved.
+func withStatusChange(events []domain.Event, ch *domain.Channel, before domain.Status, now time.Time) []domain.Event {
+	if ch.Status() == before {
+		return events
+	}
+	return append(events, contract.ShippingChannelStatusChanged{ChannelEvent: channelEvent(ch, now), PreviousStatus: string(before)})
+}
+
+// owned loads nothing: it turns a foreign channel into a 403.
+func owned(ch *domain.Channel, accountID string) error {
+	if !ch.BelongsTo(accountID) {
+		return errForeign
+	}
+	return nil
+}

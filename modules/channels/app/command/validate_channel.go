@@ -1,0 +1,92 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"shipd/modules/channels/contract"
+	"shipd/modules/channels/domain"
+	"shipd/platform/carrier"
+	"shipd/platform/clock"
+	"shipd/platform/fault"
+)
+
+// validationTimeout bounds one credentials check with a carrier.
+const validationTimeout = 20 * time.Second
+
+// ValidateChannel asks the carrier whether a channel's settings work.
+type ValidateChannel struct {
+	AccountID string
+	ID        string
+}
+
+// ValidationOutcome is the channel after the check and, when the carrier
+// refused the settings, its reason.
+type ValidationOutcome struct {
+	Channel   contract.ShippingChannel
+	Rejection *carrier.Rejection
+}
+
+// ValidateChannelHandler checks credentials with the carrier.
+type ValidateChannelHandler struct {
+	repo      domain.Repository
+	providers *carrier.Registry
+	clock     clock.Clock
+}
+
+// NewValidateChannelHandler returns the handler.
+func NewValidateChannelHandler(repo domain.Repository, providers *carrier.Registry, clk clock.Clock) ValidateChannelHandler {
+	return ValidateChannelHandler{repo: repo, providers: providers, clock: clk}
+}
+
+// Handle calls the carrier outside any transaction, then records the result
+// in a new short one: active and shipping_channel.validated, or error with
+// the reason. A carrier that cannot be reached changes nothing (503).
+func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel) (ValidationOutcome, error) {
+	ch, err := h.repo.Get(ctx, cmd.ID)
+	if err != nil {
+		return ValidationOutcome{}, err
+	}
+	if err := owned(ch, cmd.AccountID); err != nil {
+		return ValidationOutcome{}, err
+	}
+	p, ok := h.providers.Get(ch.Provider())
+	if !ok {
+		return ValidationOutcome{}, fault.Field("provider", "provider "+ch.Provider()+" is no longer offered")
+	}
+	checked := ch.Settings()
+	callCtx, cancel := context.WithTimeout(ctx, validationTimeout)
+	verr := p.ValidateCredentials(callCtx, carrier.Settings(checked))
+	cancel()
+	var rejection *carrier.Rejection
+	if verr != nil && !errors.As(verr, &rejection) {
+		slog.WarnContext(ctx, "carrier unavailable during validation", "provider", ch.Provider(), "channel_id", ch.ID(), "err", verr)
+		return ValidationOutcome{}, fault.Unavailable("The carrier " + ch.Provider() + " could not be reached; the channel was not changed. Try again later.")
+	}
+	now := h.clock.Now()
+	saved, err := h.repo.Update(ctx, cmd.ID, func(ch *domain.Channel) ([]domain.Event, error) {
+		if !reflect.DeepEqual(ch.Settings(), checked) {
+			return nil, fault.Conflict("channel_changed", "The channel's settings changed while they were being validated; validate again.")
+		}
+		before := ch.Status()
+		ch.Touch(now)
+		var events []domain.Event
+		if rejection == nil {
+			ch.ValidationPassed(now)
+			events = append(events, contract.ShippingChannelValidated{ChannelEvent: channelEvent(ch, now)})
+		} else {
+			ch.ValidationFailed(rejection.Error())
+			if ch.Status() == before {
+				events = append(events, contract.ShippingChannelUpdated{ChannelEvent: channelEvent(ch, now)})
+			}
+		}
+		return withStatusChange(events, ch, before, now), nil
+	})
+	if err != nil {
+		return ValidationOutcome{}, err
+	}
+	return ValidationOutcome{Channel: Record(saved), Rejection: rejection}, nil
+}

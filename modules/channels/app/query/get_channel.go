@@ -1,0 +1,39 @@
+// Package query holds the channel module's read use cases.
+package query
+
+import (
+	"context"
+
+	"shipd/modules/channels/contract"
+	"shipd/modules/channels/domain"
+	"shipd/platform/fault"
+)
+
+// GetChannel asks for one channel of an account.
+type GetChannel struct {
+	AccountID string
+	ID        string
+}
+
+// GetChannelHandler reads the write model, so a client sees its own write at
+// once (the list trails it by the projection's lag).
+type GetChannelHandler struct {
+	repo domain.Repository
+}
+
+// NewGetChannelHandler returns the handler.
+func NewGetChannelHandler(repo domain.Repository) GetChannelHandler {
+	return GetChannelHandler{repo: repo}
+}
+
+// Handle returns the channel's record.
+func (h GetChannelHandler) Handle(ctx context.Context, q GetChannel) (contract.ShippingChannel, error) {
+	ch, err := h.repo.Get(ctx, q.ID)
+	if err != nil {
+		return contract.ShippingChannel{}, err
+	}
+	if !ch.BelongsTo(q.AccountID) {
+		return contract.ShippingChannel{}, fault.Forbidden("This shipping channel belongs to another account.")
+	}
+	return contract.ShippingChannel(ch.Snapshot()), nil
+}

@@ -1,0 +1,52 @@
+package contract
+
+import "time"
+
+// The event types the channels module publishes; each is its own topic.
+const (
+	EventCreated       = "shipping_channel.created"
+	EventUpdated       = "shipping_channel.updated"
+	EventDeleted       = "shipping_channel.deleted"
+	EventValidated     = "shipping_channel.validated"
+	EventStatusChanged = "shipping_channel.status_changed"
+)
+
+// EventTypes lists every event type of the module.
+var EventTypes = []string{EventCreated, EventUpdated, EventDeleted, EventValidated, EventStatusChanged}
+
+// ChannelEvent is what every channel event carries: the account, the
+// channel's version after the change (readers keep the highest they saw) and
+// the record after the change.
+type ChannelEvent struct {
+	AccountID       string          `json:"account_id"`
+	Version         int             `json:"version"`
+	OccurredAt      time.Time       `json:"occurred_at"`
+	ShippingChannel ShippingChannel `json:"shipping_channel"`
+}
+
+// ShippingChannelCreated: a channel was created (status draft).
+type ShippingChannelCreated struct{ ChannelEvent }
+
+// ShippingChannelUpdated: name, description, settings or status changed.
+type ShippingChannelUpdated struct{ ChannelEvent }
+
+// ShippingChannelDeleted: the channel is gone; the record is its last state.
+type ShippingChannelDeleted struct{ ChannelEvent }
+
+// ShippingChannelValidated: the carrier accepted the channel's settings.
+type ShippingChannelValidated struct{ ChannelEvent }
+
+// ShippingChannelStatusChanged: the status moved from PreviousStatus.
+type ShippingChannelStatusChanged struct {
+	ChannelEvent
+	PreviousStatus string `json:"previous_status"`
+}
+
+func (ShippingChannelCreated) EventType() string       { return EventCreated }
+func (ShippingChannelUpdated) EventType() string       { return EventUpdated }
+func (ShippingChannelDeleted) EventType() string       { return EventDeleted }
+func (ShippingChannelValidated) EventType() string     { return EventValidated }
+func (ShippingChannelStatusChanged) EventType() string { return EventStatusChanged }
+
+// Channel returns the event's common part; projections use it for any type.
+func (e ChannelEvent) Channel() ChannelEvent { return e }

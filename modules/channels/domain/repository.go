@@ -1,0 +1,24 @@
+package domain
+
+import "context"
+
+// Event is something that happened to a channel, published with the change
+// that caused it.
+type Event interface {
+	EventType() string
+}
+
+// Repository keeps channels. Each method is one short transaction that also
+// publishes the given events (transactional outbox).
+type Repository interface {
+	// Add stores a new channel; a taken name is a validation fault on "name".
+	Add(ctx context.Context, ch *Channel, events ...Event) error
+	// Get loads a channel; a missing one is a not-found fault.
+	Get(ctx context.Context, id string) (*Channel, error)
+	// Update loads the channel locked, lets fn change it and name the events
+	// to publish, and saves it. fn must do no I/O.
+	Update(ctx context.Context, id string, fn func(ch *Channel) ([]Event, error)) (*Channel, error)
+	// Delete loads the channel locked, lets fn veto it and name the events,
+	// and deletes it.
+	Delete(ctx context.Context, id string, fn func(ch *Channel) ([]Event, error)) error
+}

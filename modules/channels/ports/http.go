@@ -1,0 +1,234 @@
+// Package ports is the channel module's driving side: its HTTP routes.
+package ports
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"shipd/modules/channels/app"
+	"shipd/modules/channels/app/command"
+	"shipd/modules/channels/app/query"
+	"shipd/modules/channels/domain"
+	"shipd/platform/auth"
+	"shipd/platform/config"
+	"shipd/platform/fault"
+	"shipd/platform/httpapi"
+	"shipd/platform/ids"
+)
+
+// HTTPServer serves /v1/shipping-channels and /v1/providers.
+type HTTPServer struct {
+	app     app.Application
+	baseURL string
+}
+
+// NewHTTPServer returns the HTTP port.
+func NewHTTPServer(application app.Application, cfg config.Config) HTTPServer {
+	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL}
+}
+
+// Register adds the routes to the authenticated /v1 router.
+func (h HTTPServer) Register(r *mux.Router) {
+	r.Handle("/shipping-channels", auth.Require(auth.ChannelsWrite, h.create)).Methods(http.MethodPost)
+	r.Handle("/shipping-channels", auth.Require(auth.ChannelsRead, h.list)).Methods(http.MethodGet)
+	r.Handle("/shipping-channels/{id}", auth.Require(auth.ChannelsRead, h.get)).Methods(http.MethodGet)
+	r.Handle("/shipping-channels/{id}", auth.Require(auth.ChannelsWrite, h.replace)).Methods(http.MethodPut)
+	r.Handle("/shipping-channels/{id}", auth.Require(auth.ChannelsWrite, h.patch)).Methods(http.MethodPatch)
+	r.Handle("/shipping-channels/{id}", auth.Require(auth.ChannelsWrite, h.delete)).Methods(http.MethodDelete)
+	r.Handle("/shipping-channels/{id}/validate", auth.Require(auth.ChannelsWrite, h.validate)).Methods(http.MethodPost)
+	r.Handle("/providers", auth.Require(auth.ChannelsRead, h.providers)).Methods(http.MethodGet)
+}
+
+// createRequest is the body of POST /v1/shipping-channels.
+type createRequest struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description" validate:"max=2000"`
+	Provider    string         `json:"provider"`
+	Settings    map[string]any `json:"settings"`
+}
+
+func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	if err := httpapi.Validate(req).Err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	if req.Settings == nil {
+		req.Settings = map[string]any{}
+	}
+	ch, err := h.app.Commands.CreateChannel.Handle(r.Context(), command.CreateChannel{
+		AccountID: principal(r).AccountID, Name: req.Name, Description: req.Description,
+		Provider: req.Provider, Settings: req.Settings,
+	})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipping-channels/"+ch.ID)
+	httpapi.WriteData(w, http.StatusCreated, ch, "Shipping channel created successfully")
+}
+
+// updateRequest is the body of PUT and PATCH: absent fields stay as they are.
+type updateRequest struct {
+	Name        *string         `json:"name"`
+	Description *string         `json:"description" validate:"omitnil,max=2000"`
+	Settings    json.RawMessage `json:"settings"`
+	Status      *string         `json:"status"`
+}
+
+func (h HTTPServer) replace(w http.ResponseWriter, r *http.Request) { h.update(w, r, false) }
+func (h HTTPServer) patch(w http.ResponseWriter, r *http.Request)   { h.update(w, r, true) }
+
+func (h HTTPServer) update(w http.ResponseWriter, r *http.Request, merge bool) {
+	id, ok := channelID(w, r)
+	if !ok {
+		return
+	}
+	var req updateRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	errs := httpapi.Validate(req)
+	settings, err := decodeSettings(req.Settings)
+	if err != nil {
+		errs.Add("settings", "must be an object")
+	}
+	if err := errs.Err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	ch, err := h.app.Commands.UpdateChannel.Handle(r.Context(), command.UpdateChannel{
+		AccountID: principal(r).AccountID, ID: id, Name: req.Name, Description: req.Description,
+		Settings: settings, MergeSettings: merge, Status: req.Status,
+	})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, ch, "Shipping channel updated successfully")
+}
+
+// decodeSettings tells "absent or null" (nil map, unchanged) from an object.
+func decodeSettings(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, fault.Field("settings", "must be an object")
+	}
+	return m, nil
+}
+
+func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
+	id, ok := channelID(w, r)
+	if !ok {
+		return
+	}
+	ch, err := h.app.Queries.GetChannel.Handle(r.Context(), query.GetChannel{AccountID: principal(r).AccountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, ch, "")
+}
+
+func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := httpapi.ParsePage(q)
+	errs := fault.FieldErrors{}
+	if fe, ok := fault.As(err); ok {
+		errs.Merge("", fe.Fields)
+	}
+	status := q.Get("status")
+	if status != "" && !domain.ValidStatus(status) {
+		errs.Add("status", "must be one of: draft, active, error, inactive")
+	}
+	provider := q.Get("provider")
+	if provider != "" && !knownProvider(h.app.Queries.ListProviders, provider) {
+		errs.Add("provider", "must be one of the providers of GET /v1/providers")
+	}
+	if err := errs.Err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	res, err := h.app.Queries.ListChannels.Handle(r.Context(), query.ListChannels{
+		AccountID: principal(r).AccountID, Provider: provider, Status: status,
+		Offset: page.Offset(), Limit: page.PerPage,
+	})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+}
+
+func knownProvider(providers query.ListProvidersHandler, code string) bool {
+	for _, p := range providers.Handle() {
+		if p.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
+	id, ok := channelID(w, r)
+	if !ok {
+		return
+	}
+	if err := h.app.Commands.DeleteChannel.Handle(r.Context(), command.DeleteChannel{AccountID: principal(r).AccountID, ID: id}); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteMessage(w, http.StatusOK, "Shipping channel deleted successfully")
+}
+
+func (h HTTPServer) validate(w http.ResponseWriter, r *http.Request) {
+	id, ok := channelID(w, r)
+	if !ok {
+		return
+	}
+	out, err := h.app.Commands.ValidateChannel.Handle(r.Context(), command.ValidateChannel{AccountID: principal(r).AccountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	if out.Rejection != nil {
+		field := "settings"
+		if out.Rejection.Field != "" {
+			field += "." + out.Rejection.Field
+		}
+		httpapi.WriteErrorBody(w, r, http.StatusUnprocessableEntity, "validation_failed",
+			"The carrier rejected the channel's settings: "+out.Rejection.Message,
+			map[string][]string{field: {out.Rejection.Message}})
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, out.Channel, "Shipping channel validated successfully")
+}
+
+func (h HTTPServer) providers(w http.ResponseWriter, r *http.Request) {
+	httpapi.WriteData(w, http.StatusOK, h.app.Queries.ListProviders.Handle(), "")
+}
+
+// channelID reads the path id; one that cannot be a channel id is a 404.
+func channelID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := mux.Vars(r)["id"]
+	if !ids.HasPrefix(id, ids.ShippingChannel) {
+		httpapi.WriteError(w, r, fault.NotFound("Shipping channel"))
+		return "", false
+	}
+	return id, true
+}
+
+func principal(r *http.Request) auth.Principal {
+	p, _ := auth.FromContext(r.Context())
+	return p
+}

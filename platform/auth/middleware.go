@@ -1,0 +1,61 @@
+package auth
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"shipd/platform/httpapi"
+)
+
+// Middleware lets through only requests with a live bearer key and puts the
+// principal in their context.
+func Middleware(store *Store) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key, ok := bearer(r.Header.Get("Authorization"))
+			if !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="shipd"`)
+				httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Missing API key: send Authorization: Bearer <API_KEY>.", nil)
+				return
+			}
+			p, err := store.Authenticate(r.Context(), key)
+			if errors.Is(err, ErrUnknownKey) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="shipd", error="invalid_token"`)
+				httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Invalid or revoked API key.", nil)
+				return
+			}
+			if err != nil {
+				httpapi.WriteError(w, r, err)
+				return
+			}
+			httpapi.NoteAccount(r.Context(), p.AccountID)
+			next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+		})
+	}
+}
+
+func bearer(header string) (string, bool) {
+	scheme, key, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	key = strings.TrimSpace(key)
+	return key, key != ""
+}
+
+// Require wraps h so that only keys holding perm reach it.
+func Require(perm Permission, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := FromContext(r.Context())
+		if !ok {
+			httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Missing API key.", nil)
+			return
+		}
+		if !p.Can(perm) {
+			httpapi.WriteErrorBody(w, r, http.StatusForbidden, "forbidden", "This API key lacks the permission "+string(perm)+".", nil)
+			return
+		}
+		h(w, r)
+	})
+}

@@ -1,0 +1,84 @@
+// Package config reads the service's settings from the environment, the same
+// way for every shipd subcommand.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is everything shipd reads from its environment.
+type Config struct {
+	// DatabaseURL empty means local mode: shipd runs its own cluster under DataDir.
+	DatabaseURL string `env:"DATABASE_URL"`
+	HTTPAddr    string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8080"`
+	// SecretKey derives the key that encrypts secret settings at rest.
+	SecretKey     string `env:"SECRET_KEY"`
+	PublicBaseURL string `env:"PUBLIC_BASE_URL"`
+	// WebhookAllowPrivateNetworks lets deliveries reach loopback and private addresses.
+	WebhookAllowPrivateNetworks bool    `env:"WEBHOOK_ALLOW_PRIVATE_NETWORKS" envDefault:"false"`
+	SandboxTimeScale            float64 `env:"SANDBOX_TIME_SCALE" envDefault:"1"`
+	LogLevel                    string  `env:"LOG_LEVEL" envDefault:"info"`
+	// DataDir holds the local cluster and the generated secret key in local mode.
+	DataDir string `env:"SHIPD_DATA_DIR" envDefault:".data"`
+	// MessagePollInterval is how long an idle event subscriber waits before
+	// asking PostgreSQL again; it bounds how far read models trail writes.
+	MessagePollInterval time.Duration `env:"MESSAGE_POLL_INTERVAL" envDefault:"50ms"`
+	// WorkerPollInterval is how often outbound workers look for due work.
+	WorkerPollInterval time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"200ms"`
+	// ShutdownTimeout bounds the graceful shutdown of serve.
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"15s"`
+}
+
+// Load reads the environment and checks the result.
+func Load() (Config, error) {
+	cfg, err := env.ParseAs[Config]()
+	if err != nil {
+		return Config{}, fmt.Errorf("reading environment: %w", err)
+	}
+	return cfg, cfg.Validate()
+}
+
+// LocalMode reports whether shipd manages its own PostgreSQL cluster.
+func (c Config) LocalMode() bool { return c.DatabaseURL == "" }
+
+// Validate checks values a typo could make dangerous or useless.
+func (c Config) Validate() error {
+	var errs []error
+	if c.SecretKey != "" && len(c.SecretKey) < 32 {
+		errs = append(errs, errors.New("SECRET_KEY must be at least 32 characters"))
+	}
+	if !c.LocalMode() && c.SecretKey == "" {
+		errs = append(errs, errors.New("SECRET_KEY is required when DATABASE_URL is set (only local mode generates one)"))
+	}
+	if c.PublicBaseURL != "" {
+		u, err := url.Parse(c.PublicBaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, errors.New("PUBLIC_BASE_URL must be an absolute http(s) URL"))
+		}
+	}
+	if c.SandboxTimeScale <= 0 {
+		errs = append(errs, errors.New("SANDBOX_TIME_SCALE must be greater than 0"))
+	}
+	if _, err := c.SlogLevel(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.MessagePollInterval <= 0 || c.WorkerPollInterval <= 0 {
+		errs = append(errs, errors.New("MESSAGE_POLL_INTERVAL and WORKER_POLL_INTERVAL must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// SlogLevel turns LOG_LEVEL into a slog level.
+func (c Config) SlogLevel() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return 0, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
+}

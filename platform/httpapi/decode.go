@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"shipd/platform/fault"
+)
+
+// MaxBodyBytes is the largest request body the API reads.
+const MaxBodyBytes = 1 << 20
+
+// Decode reads the JSON body of r into dst. A body that is not JSON, or not a
+// JSON object, is a 400; a value of the wrong type is a 422 naming its field.
+func Decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return fault.Invalid(fmt.Sprintf("The request body is larger than %d bytes.", MaxBodyBytes))
+		}
+		return fault.Invalid("The request body could not be read.")
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return fault.Invalid("The request body is empty; send a JSON object.")
+	}
+	if trimmed[0] != '{' {
+		return fault.Invalid("The request body must be a JSON object.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return fault.Field(typeErr.Field, "must be "+jsonTypeName(typeErr.Type.Kind().String()))
+		}
+		return fault.Invalid("The request body is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return fault.Invalid("The request body must hold exactly one JSON object.")
+	}
+	return nil
+}
+
+func jsonTypeName(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	default:
+		return "of another type"
+	}
+}

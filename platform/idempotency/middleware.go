@@ -1,0 +1,98 @@
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"shipd/platform/auth"
+	"shipd/platform/httpapi"
+)
+
+// HeaderName is the request header that carries the key.
+const HeaderName = "Idempotency-Key"
+
+const maxKeyLength = 255
+
+// Middleware makes every POST with an Idempotency-Key repeatable: the same
+// key and body get the first answer again (Idempotent-Replayed: true), the
+// same key with another body a 422, a key still in use a 409.
+func Middleware(s *Store) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key := r.Header.Get(HeaderName)
+			p, authed := auth.FromContext(r.Context())
+			if r.Method != http.MethodPost || key == "" || !authed {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if len(key) > maxKeyLength {
+				httpapi.WriteErrorBody(w, r, http.StatusBadRequest, "invalid_request", "Idempotency-Key must be at most 255 characters.", nil)
+				return
+			}
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				httpapi.WriteErrorBody(w, r, http.StatusBadRequest, "invalid_request", "The request body is larger than 1 MiB.", nil)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			outcome, stored, err := s.Claim(r.Context(), p.AccountID, key, Fingerprint(r.Method, r.URL.Path, body))
+			if err != nil {
+				httpapi.WriteError(w, r, err)
+				return
+			}
+			switch outcome {
+			case Reused:
+				httpapi.WriteErrorBody(w, r, http.StatusUnprocessableEntity, "idempotency_key_reused",
+					"This Idempotency-Key was used with a different request.", map[string][]string{HeaderName: {"was used with a different request"}})
+			case Running:
+				httpapi.WriteErrorBody(w, r, http.StatusConflict, "conflict", "A request with this Idempotency-Key is still being processed.", nil)
+			case Replay:
+				for k, v := range stored.Header {
+					w.Header()[k] = v
+				}
+				w.Header().Set("Idempotent-Replayed", "true")
+				w.WriteHeader(stored.Status)
+				_, _ = w.Write(stored.Body)
+			case Claimed:
+				rec := &recorder{ResponseWriter: w}
+				next.ServeHTTP(rec, r)
+				// Store with a fresh context: the client leaving must not
+				// leave the key claimed.
+				ctx := context.WithoutCancel(r.Context())
+				if rec.status >= 500 || rec.status == 0 {
+					err = s.Release(ctx, p.AccountID, key)
+				} else {
+					err = s.Complete(ctx, p.AccountID, key, Stored{Status: rec.status, Header: w.Header(), Body: rec.body.Bytes()})
+				}
+				if err != nil {
+					slog.ErrorContext(ctx, "storing idempotent answer", "err", err, "request_id", httpapi.RequestID(ctx))
+				}
+			}
+		})
+	}
+}
+
+// recorder passes the answer through and keeps a copy.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}

@@ -1,0 +1,164 @@
+package messaging
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/jmoiron/sqlx"
+)
+
+// schemaAdapter is shared by publishers and subscribers so both agree on the
+// watermill_<topic> tables.
+var schemaAdapter = readCommittedSchema{watermillsql.DefaultPostgreSQLSchema{SubscribeBatchSize: 100}}
+
+// readCommittedSchema runs subscriber transactions at READ COMMITTED instead
+// of Watermill's REPEATABLE READ. Handlers of different consumer groups
+// upsert the same read-model rows (created and status_changed of one
+// channel arrive on two topics); under REPEATABLE READ the second one fails
+// with a serialization error that no retry inside the same transaction can
+// cure. The offsets row is still locked FOR UPDATE in the select statement,
+// so one subscriber per consumer group reads at a time (ADR 0010).
+type readCommittedSchema struct {
+	watermillsql.DefaultPostgreSQLSchema
+}
+
+func (readCommittedSchema) SubscribeIsolationLevel() sql.IsolationLevel { return sql.LevelReadCommitted }
+
+var offsetsAdapter = watermillsql.DefaultPostgreSQLOffsetsAdapter{}
+
+// BusConfig tunes the subscribers. Zero values get defaults.
+type BusConfig struct {
+	// PollInterval is how long an idle subscriber waits before asking again.
+	PollInterval time.Duration
+	// AckDeadline is how long a handler may take before its message is redelivered.
+	AckDeadline time.Duration
+}
+
+func (c *BusConfig) setDefaults() {
+	if c.PollInterval == 0 {
+		c.PollInterval = 50 * time.Millisecond
+	}
+	if c.AckDeadline == 0 {
+		c.AckDeadline = 30 * time.Second
+	}
+}
+
+// Validate reports settings that cannot work.
+func (c BusConfig) Validate() error {
+	if c.PollInterval < 0 || c.AckDeadline < 0 {
+		return fmt.Errorf("messaging: negative interval in %+v", c)
+	}
+	return nil
+}
+
+// Bus runs the handlers of every module: each handler has its own
+// subscriber whose consumer group is the handler's name.
+type Bus struct {
+	db      *sqlx.DB
+	config  BusConfig
+	logger  watermill.LoggerAdapter
+	router  *message.Router
+	events  *cqrs.EventProcessor
+	command *cqrs.CommandProcessor
+}
+
+// NewBus builds a Bus; add handlers, then Run it.
+func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
+	config.setDefaults()
+	if err := config.Validate(); err != nil {
+		return nil, err
+	}
+	wlog := WatermillLogger(logger)
+	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, wlog)
+	if err != nil {
+		return nil, err
+	}
+	router.AddMiddleware(
+		middleware.Recoverer,
+		middleware.Retry{MaxRetries: 3, InitialInterval: 20 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware,
+		savepointPerAttempt,
+	)
+	b := &Bus{db: db, config: config, logger: wlog, router: router}
+	b.events, err = cqrs.NewEventProcessorWithConfig(router, cqrs.EventProcessorConfig{
+		GenerateSubscribeTopic: func(p cqrs.EventProcessorGenerateSubscribeTopicParams) (string, error) { return p.EventName, nil },
+		SubscriberConstructor: func(p cqrs.EventProcessorSubscriberConstructorParams) (message.Subscriber, error) {
+			return b.subscriber(p.HandlerName)
+		},
+		Marshaler: marshaler,
+		Logger:    wlog,
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.command, err = cqrs.NewCommandProcessorWithConfig(router, cqrs.CommandProcessorConfig{
+		GenerateSubscribeTopic: func(p cqrs.CommandProcessorGenerateSubscribeTopicParams) (string, error) { return p.CommandName, nil },
+		SubscriberConstructor: func(p cqrs.CommandProcessorSubscriberConstructorParams) (message.Subscriber, error) {
+			return b.subscriber(p.HandlerName)
+		},
+		Marshaler: marshaler,
+		Logger:    wlog,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
+	deadline := b.config.AckDeadline
+	return watermillsql.NewSubscriber(watermillsql.BeginnerFromStdSQL(b.db.DB), watermillsql.SubscriberConfig{
+		ConsumerGroup:    consumerGroup,
+		PollInterval:     b.config.PollInterval,
+		ResendInterval:   100 * time.Millisecond,
+		RetryInterval:    500 * time.Millisecond,
+		AckDeadline:      &deadline,
+		SchemaAdapter:    schemaAdapter,
+		OffsetsAdapter:   offsetsAdapter,
+		InitializeSchema: true,
+	}, b.logger)
+}
+
+// OnEvent adds a handler of events of type T. The handler runs inside the
+// subscriber's transaction (see Tx) and must be idempotent and do no I/O.
+func OnEvent[T any, PT interface {
+	*T
+	Event
+}](b *Bus, handlerName string, handle func(ctx context.Context, event PT) error) error {
+	_, err := b.events.AddHandler(cqrs.NewEventHandler(handlerName, func(ctx context.Context, e *T) error {
+		return handle(ctx, PT(e))
+	}))
+	return err
+}
+
+// OnCommand adds the handler of commands of type T.
+func OnCommand[T any, PT interface {
+	*T
+	Command
+}](b *Bus, handlerName string, handle func(ctx context.Context, cmd PT) error) error {
+	_, err := b.command.AddHandler(cqrs.NewCommandHandler(handlerName, func(ctx context.Context, c *T) error {
+		return handle(ctx, PT(c))
+	}))
+	return err
+}
+
+// Run runs every handler until ctx ends or Close is called.
+func (b *Bus) Run(ctx context.Context) error { return b.router.Run(ctx) }
+
+// Running is closed once every handler is subscribed.
+func (b *Bus) Running() chan struct{} { return b.router.Running() }
+
+// Close stops the handlers, letting the running ones finish.
+func (b *Bus) Close() error { return b.router.Close() }
+
+// WatermillLogger adapts slog for Watermill, demoting its chatty info lines.
+func WatermillLogger(logger *slog.Logger) watermill.LoggerAdapter {
+	return watermill.NewSlogLoggerWithLevelMapping(logger, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+}

@@ -1,0 +1,59 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+	"github.com/jmoiron/sqlx"
+	"github.com/jmoiron/sqlx/reflectx"
+)
+
+var mapper = reflectx.NewMapperFunc("db", sqlx.NameMapper)
+
+// Tx returns the subscriber's transaction a handler runs in, so a handler's
+// writes commit together with the message's acknowledgement. Queries must
+// use $n placeholders (sqlx cannot rebind on a borrowed transaction).
+func Tx(ctx context.Context) (*sqlx.Tx, error) {
+	tx, ok := watermillsql.TxFromContext(ctx)
+	if !ok {
+		return nil, errors.New("messaging: no subscriber transaction in context")
+	}
+	std, ok := tx.(*watermillsql.StdSQLTx)
+	if !ok {
+		return nil, fmt.Errorf("messaging: unexpected transaction type %T", tx)
+	}
+	return &sqlx.Tx{Tx: std.Tx, Mapper: mapper}, nil
+}
+
+// MessageID returns the id ("evt_...") of the message being handled.
+func MessageID(ctx context.Context) string {
+	if msg := cqrs.OriginalMessageFromCtx(ctx); msg != nil {
+		return msg.UUID
+	}
+	return ""
+}
+
+// Once runs fn at most once per (handler, message) pair: redelivered messages
+// (an ack-deadline overrun commits and redelivers) are skipped. Handlers whose
+// writes are not naturally idempotent wrap themselves in it.
+func Once(ctx context.Context, handler string, fn func(tx *sqlx.Tx) error) error {
+	tx, err := Tx(ctx)
+	if err != nil {
+		return err
+	}
+	id := MessageID(ctx)
+	if id == "" {
+		return errors.New("messaging: no message in context")
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO platform.processed_messages (handler, message_uuid) VALUES ($1, $2) ON CONFLICT DO NOTHING`, handler, id)
+	if err != nil {
+		return fmt.Errorf("marking message processed: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	return fn(tx)
+}

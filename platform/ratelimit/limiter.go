@@ -1,0 +1,62 @@
+// Package ratelimit counts requests per account in fixed one-minute windows
+// kept in PostgreSQL, so every instance of the service shares one exact count.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/clock"
+)
+
+// Window is the length of one counting window.
+const Window = time.Minute
+
+// Limiter counts requests.
+type Limiter struct {
+	db    *sqlx.DB
+	clock clock.Clock
+}
+
+// New returns a Limiter on db.
+func New(db *sqlx.DB, clk clock.Clock) *Limiter { return &Limiter{db: db, clock: clk} }
+
+// Decision is the outcome of counting one request.
+type Decision struct {
+	Allowed   bool
+	Limit     int
+	Remaining int
+	Reset     time.Time // when the current window ends
+}
+
+// Take counts one request of account against limit per minute. The row lock
+// of the upsert serialises concurrent requests of one account across all
+// instances, so the count is exact.
+func (l *Limiter) Take(ctx context.Context, accountID string, limit int) (Decision, error) {
+	now := l.clock.Now()
+	start := now.Truncate(Window)
+	var count int
+	err := l.db.GetContext(ctx, &count, `
+		INSERT INTO platform.rate_limit_windows (account_id, window_start, count) VALUES ($1, $2, 1)
+		ON CONFLICT (account_id, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
+		RETURNING count`, accountID, start)
+	if err != nil {
+		return Decision{}, fmt.Errorf("counting request: %w", err)
+	}
+	return Decision{
+		Allowed:   count <= limit,
+		Limit:     limit,
+		Remaining: max(0, limit-count),
+		Reset:     start.Add(Window),
+	}, nil
+}
+
+// Purge deletes windows that ended before the previous one.
+func (l *Limiter) Purge(ctx context.Context) error {
+	_, err := l.db.ExecContext(ctx, `DELETE FROM platform.rate_limit_windows WHERE window_start < $1`,
+		l.clock.Now().Truncate(Window).Add(-Window))
+	return err
+}

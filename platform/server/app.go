@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/auth"
+	"shipd/platform/config"
+	"shipd/platform/httpapi"
+	"shipd/platform/idempotency"
+	"shipd/platform/messaging"
+	"shipd/platform/ratelimit"
+)
+
+// App is one running instance of the service.
+type App struct {
+	cfg     config.Config
+	db      *sqlx.DB
+	logger  *slog.Logger
+	bus     *messaging.Bus
+	modules []Module
+	workers []Worker
+	handler http.Handler
+}
+
+// NewApp assembles routes, middleware, handlers and workers.
+func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.Bus, keys *auth.Store,
+	limiter *ratelimit.Limiter, idem *idempotency.Store, modules []Module, workers []Worker) (*App, error) {
+	a := &App{cfg: cfg, db: db, logger: logger, bus: bus, modules: modules, workers: workers}
+	router := httpapi.NewRouter()
+	router.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	}).Methods(http.MethodGet)
+	v1 := router.PathPrefix("/v1").Subrouter()
+	// Order matters: who you are, then how often, then whether this POST
+	// was seen before. Rate-limited and unauthenticated answers are never
+	// stored as idempotent results.
+	v1.Use(auth.Middleware(keys), ratelimit.Middleware(limiter), httpapi.RequireJSON, idempotency.Middleware(idem))
+	v1.NotFoundHandler = router.NotFoundHandler
+	v1.MethodNotAllowedHandler = router.MethodNotAllowedHandler
+	for _, m := range modules {
+		m.RegisterRoutes(v1)
+		if err := m.RegisterHandlers(bus); err != nil {
+			return nil, fmt.Errorf("module %s: %w", m.Name(), err)
+		}
+	}
+	a.handler = httpapi.WithRequestID(httpapi.WithAccessLog(logger)(httpapi.WithRecovery(httpapi.WithBodyLimit(router))))
+	return a, nil
+}
+
+// Handler is the whole HTTP API.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Migrate brings the database up to date for this build.
+func (a *App) Migrate(ctx context.Context) error { return Migrate(ctx, a.db, Topics(a.modules)) }
+
+// Run serves on ln and runs the event handlers and workers until ctx ends,
+// then shuts down gracefully: in-flight requests finish, handlers and
+// workers stop.
+func (a *App) Run(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2+len(a.workers))
+	wg.Go(func() {
+		if err := a.bus.Run(ctx); err != nil {
+			errs <- fmt.Errorf("event bus: %w", err)
+			cancel()
+		}
+	})
+	for _, w := range a.workers {
+		wg.Go(func() {
+			if err := w.Run(ctx); err != nil {
+				errs <- fmt.Errorf("worker %s: %w", w.Name(), err)
+				cancel()
+			}
+		})
+	}
+	wg.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs <- fmt.Errorf("http: %w", err)
+			cancel()
+		}
+	})
+	select {
+	case <-ctx.Done():
+	case <-a.bus.Running():
+		a.logger.Info("shipd serving", "addr", ln.Addr().String())
+		<-ctx.Done()
+	}
+	shutdownCtx, stop := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
+	defer stop()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		a.logger.Warn("http shutdown", "err", err)
+	}
+	if err := a.bus.Close(); err != nil {
+		a.logger.Warn("event bus shutdown", "err", err)
+	}
+	wg.Wait()
+	close(errs)
+	return errors.Join(collect(errs)...)
+}
+
+// Running is closed once every event handler is subscribed.
+func (a *App) Running() chan struct{} { return a.bus.Running() }
+
+func collect(ch chan error) []error {
+	var out []error
+	for err := range ch {
+		out = append(out, err)
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/migrations"
+	"shipd/platform/config"
+	"shipd/platform/messaging"
+	"shipd/platform/postgres"
+	"shipd/platform/postgres/localcluster"
+	"shipd/platform/secrets"
+)
+
+// DatabaseURL returns DATABASE_URL, or in local mode starts (or reuses) the
+// cluster under DataDir/postgres and returns its address. Every subcommand
+// finds the database this way.
+func DatabaseURL(ctx context.Context, cfg config.Config) (string, error) {
+	if !cfg.LocalMode() {
+		return cfg.DatabaseURL, nil
+	}
+	return localcluster.Ensure(ctx, localcluster.Config{
+		Dir: filepath.Join(cfg.DataDir, "postgres"),
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, "shipd: "+format+"\n", args...)
+		},
+	})
+}
+
+// OpenDatabase connects to the service's database.
+func OpenDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
+	dsn, err := DatabaseURL(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() { db.Close() }, nil
+}
+
+// Migrate applies the schema migrations and creates every topic's tables.
+func Migrate(ctx context.Context, db *sqlx.DB, topics []string) error {
+	if _, err := migrations.Up(ctx, db.DB); err != nil {
+		return err
+	}
+	return messaging.InitializeTopics(ctx, db, topics)
+}
+
+// SecretBox returns the box for secret settings. Local mode keeps a
+// generated key under DataDir; otherwise SECRET_KEY is required (Validate
+// checks it).
+func SecretBox(cfg config.Config) (*secrets.Box, error) {
+	key := cfg.SecretKey
+	if key == "" {
+		var err error
+		if key, err = secrets.LocalKey(cfg.DataDir); err != nil {
+			return nil, fmt.Errorf("local secret key: %w", err)
+		}
+	}
+	return secrets.NewBox(key)
+}

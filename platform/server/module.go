@@ -1,0 +1,40 @@
+// Package server assembles the running service: HTTP routes and middleware,
+// the event bus and background workers of every module, and their start-up
+// and graceful shutdown.
+package server
+
+import (
+	"context"
+
+	"github.com/gorilla/mux"
+
+	"shipd/platform/messaging"
+)
+
+// Module is a bounded context as the server sees it.
+type Module interface {
+	Name() string
+	// RegisterRoutes adds routes to the /v1 router; requests there are
+	// authenticated, rate-limited and idempotent already.
+	RegisterRoutes(r *mux.Router)
+	// RegisterHandlers subscribes the module's event and command handlers.
+	RegisterHandlers(bus *messaging.Bus) error
+	// Topics are the event types the module publishes.
+	Topics() []string
+}
+
+// Worker is a background loop (outbound calls, purges). Run returns when ctx
+// ends; it must release what it holds before returning.
+type Worker interface {
+	Name() string
+	Run(ctx context.Context) error
+}
+
+// Topics returns every topic the modules publish to.
+func Topics(modules []Module) []string {
+	var out []string
+	for _, m := range modules {
+		out = append(out, m.Topics()...)
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+//go:build wireinject
+
+// This file is the composition root: it says which implementation serves
+// each port. `make generate` turns it into wire_gen.go.
+package shipd
+
+import (
+	"context"
+
+	"github.com/google/wire"
+
+	"shipd/modules/channels"
+	"shipd/platform/auth"
+	"shipd/platform/clock"
+	"shipd/platform/config"
+	"shipd/platform/idempotency"
+	"shipd/platform/ratelimit"
+	"shipd/platform/server"
+)
+
+// InitializeApp builds one instance of the service.
+func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*server.App, func(), error) {
+	wire.Build(
+		platformSet,
+		carriers,
+		channels.ProviderSet,
+		auth.NewStore,
+		ratelimit.New,
+		idempotency.NewStore,
+		server.NewJanitor,
+		modules,
+		workers,
+		server.NewApp,
+	)
+	return nil, nil, nil
+}
