@@ -14,8 +14,10 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
+// Files are the migrations, embedded.
+//
 //go:embed *.sql
-var files embed.FS
+var Files embed.FS
 
 func provider(db *sql.DB) (*goose.Provider, error) {
 	// The session lock makes concurrent start-ups of several instances safe:
@@ -24,7 +26,7 @@ func provider(db *sql.DB) (*goose.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return goose.NewProvider(goose.DialectPostgres, db, files,
+	return goose.NewProvider(goose.DialectPostgres, db, Files,
 		goose.WithSessionLocker(locker), goose.WithTableName("platform_goose_db_version"))
 }
 

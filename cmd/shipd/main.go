@@ -30,7 +30,7 @@ func rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCommand(), migrateCommand(), keysCommand())
+	root.AddCommand(serveCommand(), migrateCommand(), keysCommand(), localdbCommand())
 	return root
 }
 

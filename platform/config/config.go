@@ -5,6 +5,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"time"
@@ -33,6 +34,9 @@ type Config struct {
 	WorkerPollInterval time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"200ms"`
 	// ShutdownTimeout bounds the graceful shutdown of serve.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"15s"`
+	// LogWriter receives the JSON log; nil means standard error. Tests set it
+	// to read what the service logs.
+	LogWriter io.Writer `env:"-"`
 }
 
 // Load reads the environment and checks the result.

@@ -12,15 +12,18 @@ import (
 // answer in the error shape (405 with Allow).
 func NewRouter() *mux.Router {
 	r := mux.NewRouter()
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		WriteErrorBody(w, req, http.StatusNotFound, "not_found", "The requested resource does not exist.", nil)
-	})
-	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	// mux answers 404 instead of 405 when a later route takes the method
+	// but not the path, so both handlers ask the routes themselves.
+	notFoundOrNotAllowed := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if allow := allowedMethods(r, req); allow != "" {
 			w.Header().Set("Allow", allow)
+			WriteErrorBody(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "The method "+req.Method+" is not allowed here.", nil)
+			return
 		}
-		WriteErrorBody(w, req, http.StatusMethodNotAllowed, "method_not_allowed", "The method "+req.Method+" is not allowed here.", nil)
+		WriteErrorBody(w, req, http.StatusNotFound, "not_found", "The requested resource does not exist.", nil)
 	})
+	r.NotFoundHandler = notFoundOrNotAllowed
+	r.MethodNotAllowedHandler = notFoundOrNotAllowed
 	r.Use(noteRoute)
 	return r
 }

@@ -24,9 +24,13 @@ const (
 	Event           = "evt"
 )
 
+// One monotonic entropy source per prefix: ids of one kind made at the same
+// instant (the service clock counts whole seconds) still sort in creation
+// order, and ids of other kinds made in between (event ids use the wall
+// clock) do not reset that order.
 var (
 	mu      sync.Mutex
-	entropy = ulid.Monotonic(rand.Reader, 0)
+	entropy = map[string]*ulid.MonotonicEntropy{}
 )
 
 // New returns prefix_ULID with the current time. The entropy source is
@@ -38,7 +42,12 @@ func New(prefix string) string {
 // NewAt returns an id whose time part is t (used with an injected clock).
 func NewAt(prefix string, t time.Time) string {
 	mu.Lock()
-	id := ulid.MustNew(ulid.Timestamp(t), entropy)
+	src, ok := entropy[prefix]
+	if !ok {
+		src = ulid.Monotonic(rand.Reader, 0)
+		entropy[prefix] = src
+	}
+	id := ulid.MustNew(ulid.Timestamp(t), src)
 	mu.Unlock()
 	return prefix + "_" + id.String()
 }

@@ -30,7 +30,9 @@ type readCommittedSchema struct {
 	watermillsql.DefaultPostgreSQLSchema
 }
 
-func (readCommittedSchema) SubscribeIsolationLevel() sql.IsolationLevel { return sql.LevelReadCommitted }
+func (readCommittedSchema) SubscribeIsolationLevel() sql.IsolationLevel {
+	return sql.LevelReadCommitted
+}
 
 var offsetsAdapter = watermillsql.DefaultPostgreSQLOffsetsAdapter{}
 

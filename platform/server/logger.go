@@ -8,9 +8,13 @@ import (
 )
 
 // Logger returns the JSON logger of the service, at LOG_LEVEL.
-func Logger(cfg config.Config) *slog.Logger {
+func Logger(cfg config.Config) (logger *slog.Logger) {
 	level, _ := cfg.SlogLevel() // Validate rejected bad levels
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	slog.SetDefault(logger)
+	out := cfg.LogWriter
+	if out == nil {
+		out = os.Stderr
+		defer func() { slog.SetDefault(logger) }() // only the real process owns the default logger
+	}
+	logger = slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level}))
 	return logger
 }

@@ -2,8 +2,8 @@ package adapters
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"shipd/modules/channels/contract"

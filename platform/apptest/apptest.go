@@ -1,0 +1,181 @@
+// Package apptest runs real instances of the service for tests: a fresh
+// PostgreSQL database, the composed app listening on loopback, API keys, and
+// an HTTP client that speaks its JSON.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/auth"
+	"shipd/platform/clock"
+	"shipd/platform/config"
+	"shipd/platform/postgres"
+	"shipd/platform/postgres/pgtest"
+	"shipd/platform/server"
+)
+
+// InitFunc builds an instance; tests pass shipd.InitializeApp.
+type InitFunc func(ctx context.Context, cfg config.Config, clk clock.Clock) (*server.App, func(), error)
+
+// Env is one test's database and the instances running on it.
+type Env struct {
+	t      testing.TB
+	init   InitFunc
+	Config config.Config
+	Clock  clock.Clock
+	DB     *sqlx.DB
+	Logs   *SyncBuffer // everything every instance logged
+	first  *Instance
+}
+
+// Instance is one running shipd on the Env's database.
+type Instance struct {
+	URL string
+	env *Env
+}
+
+// Option changes the Env before the first instance starts.
+type Option func(*Env)
+
+// WithClock makes every instance use clk.
+func WithClock(clk clock.Clock) Option { return func(e *Env) { e.Clock = clk } }
+
+// WithConfig lets a test change the configuration.
+func WithConfig(fn func(*config.Config)) Option { return func(e *Env) { fn(&e.Config) } }
+
+// Start makes a fresh database, migrates it and starts one instance.
+func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
+	t.Helper()
+	dsn := pgtest.NewDatabase(t)
+	logs := &SyncBuffer{}
+	e := &Env{t: t, init: init, Clock: clock.Real{}, Logs: logs, Config: config.Config{
+		DatabaseURL:         dsn,
+		HTTPAddr:            "127.0.0.1:0",
+		SecretKey:           "test-secret-key-that-is-long-enough-0123456789",
+		LogLevel:            "info",
+		DataDir:             t.TempDir(),
+		SandboxTimeScale:    1,
+		MessagePollInterval: 10 * time.Millisecond,
+		WorkerPollInterval:  20 * time.Millisecond,
+		ShutdownTimeout:     5 * time.Second,
+		LogWriter:           logs,
+	}}
+	for _, o := range opts {
+		o(e)
+	}
+	if err := e.Config.Validate(); err != nil {
+		t.Fatalf("test config: %v", err)
+	}
+	db, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e.DB = db
+	e.first = e.StartInstance()
+	return e
+}
+
+// URL is the first instance's base address.
+func (e *Env) URL() string { return e.first.URL }
+
+// StartInstance starts another shipd on the same database, stopped when the
+// test ends.
+func (e *Env) StartInstance() *Instance {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	app, cleanup, err := e.init(ctx, e.Config, e.Clock)
+	if err != nil {
+		cancel()
+		e.t.Fatalf("building app: %v", err)
+	}
+	if err := app.Migrate(ctx); err != nil {
+		cancel()
+		cleanup()
+		e.t.Fatalf("migrating: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		cleanup()
+		e.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx, ln) }()
+	select {
+	case <-app.Running():
+	case err := <-done:
+		cancel()
+		cleanup()
+		e.t.Fatalf("app stopped at start: %v", err)
+	case <-time.After(30 * time.Second):
+		e.t.Fatal("app did not start within 30s")
+	}
+	e.t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				e.t.Errorf("app stopped with error: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			e.t.Error("app did not stop within 20s")
+		}
+		cleanup()
+	})
+	return &Instance{URL: "http://" + ln.Addr().String(), env: e}
+}
+
+// NewKey creates an API key for account (created when new) with perms (all
+// when none) and returns it.
+func (e *Env) NewKey(account string, perms ...auth.Permission) string {
+	e.t.Helper()
+	_, key, err := auth.NewStore(e.DB, clock.Real{}).CreateKey(context.Background(), auth.NewKeyRequest{
+		AccountName: account, Permissions: perms, Plan: auth.PlanEnterprise, RateLimit: ptr(100000),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return key
+}
+
+// NewKeyWithLimit creates a key of an account limited to perMinute requests.
+func (e *Env) NewKeyWithLimit(account string, perMinute int) string {
+	e.t.Helper()
+	_, key, err := auth.NewStore(e.DB, clock.Real{}).CreateKey(context.Background(), auth.NewKeyRequest{
+		AccountName: account, Plan: auth.PlanStandard, RateLimit: ptr(perMinute),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return key
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writers.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,113 @@
+package apptest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Request is one call to the API.
+type Request struct {
+	Method  string
+	Path    string // e.g. "/v1/shipping-channels"
+	Key     string // bearer key; empty sends no Authorization
+	Body    any    // marshalled as JSON unless a string or []byte (sent raw)
+	Headers map[string]string
+}
+
+// Response is what the API answered.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic map.
+func (r *Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("response is not a JSON object (%d): %s", r.Status, r.Body)
+	}
+	return m
+}
+
+// Data returns the "data" object of a single-resource answer.
+func (r *Response) Data(t testing.TB) map[string]any {
+	t.Helper()
+	d, ok := r.JSON(t)["data"].(map[string]any)
+	if !ok {
+		t.Fatalf("no data object in %s", r.Body)
+	}
+	return d
+}
+
+// Do sends req to the first instance.
+func (e *Env) Do(req Request) *Response { return e.first.Do(req) }
+
+// Do sends req to this instance.
+func (in *Instance) Do(req Request) *Response {
+	t := in.env.t
+	t.Helper()
+	var body io.Reader
+	switch b := req.Body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(b)
+	case []byte:
+		body = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = bytes.NewReader(raw)
+	}
+	hr, err := http.NewRequest(req.Method, in.URL+req.Path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if req.Key != "" {
+		hr.Header.Set("Authorization", "Bearer "+req.Key)
+	}
+	for k, v := range req.Headers {
+		if v == "" {
+			hr.Header.Del(k)
+		} else {
+			hr.Header.Set(k, v)
+		}
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	res, err := client.Do(hr)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.Path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+}
+
+// Eventually polls cond every 10 ms until it holds or within passes.
+func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", within, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

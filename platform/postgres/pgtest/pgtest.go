@@ -1,0 +1,127 @@
+// Package pgtest gives each test a fresh, migrated PostgreSQL database on the
+// server DATABASE_URL names (`make test` starts a throwaway one).
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lib/pq"
+
+	"shipd/migrations"
+)
+
+// NewDatabase creates a database for t from a migrated template, and drops
+// it when t ends. It returns the database's connection string.
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv("DATABASE_URL")
+	if base == "" {
+		t.Fatal("DATABASE_URL is not set: run the tests with `make test`, which starts a throwaway PostgreSQL")
+	}
+	ctx := context.Background()
+	admin, err := sql.Open("postgres", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	tmpl, err := template(ctx, admin, base)
+	if err != nil {
+		t.Fatalf("preparing template database: %v", err)
+	}
+	name := "shipd_test_" + strings.ToLower(rand.Text()[:16])
+	if _, err := admin.ExecContext(ctx, `SELECT pg_advisory_lock(727274)`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)+` TEMPLATE `+pq.QuoteIdentifier(tmpl))
+	_, _ = admin.ExecContext(ctx, `SELECT pg_advisory_unlock(727274)`)
+	if err != nil {
+		t.Fatalf("creating test database: %v", err)
+	}
+	t.Cleanup(func() {
+		drop, err := sql.Open("postgres", base)
+		if err != nil {
+			return
+		}
+		defer drop.Close()
+		_, _ = drop.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`)
+	})
+	return WithDatabase(base, name)
+}
+
+// template returns the name of a migrated template database, made once per
+// set of migrations and shared by every package's tests.
+func template(ctx context.Context, admin *sql.DB, base string) (string, error) {
+	name := "shipd_tmpl_" + migrationsHash()
+	if _, err := admin.ExecContext(ctx, `SELECT pg_advisory_lock(727273)`); err != nil {
+		return "", err
+	}
+	defer admin.ExecContext(ctx, `SELECT pg_advisory_unlock(727273)`)
+	var exists bool
+	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_build"
+	_, _ = admin.ExecContext(ctx, `DROP DATABASE IF EXISTS `+pq.QuoteIdentifier(building)+` WITH (FORCE)`)
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(building)); err != nil {
+		return "", err
+	}
+	db, err := sql.Open("postgres", WithDatabase(base, building))
+	if err != nil {
+		return "", err
+	}
+	_, err = migrations.Up(ctx, db)
+	db.Close()
+	if err != nil {
+		return "", err
+	}
+	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(building)+` RENAME TO `+pq.QuoteIdentifier(name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func migrationsHash() string {
+	h := sha256.New()
+	_ = fs.WalkDir(migrations.Files, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := fs.ReadFile(migrations.Files, path)
+		fmt.Fprintf(h, "%s\n%d\n", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// WithDatabase returns dsn (a postgres:// URL or key=value string) pointing
+// at database name instead.
+func WithDatabase(dsn, name string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err == nil {
+			u.Path = "/" + name
+			return u.String()
+		}
+	}
+	var kept []string
+	for _, f := range strings.Fields(dsn) {
+		if !strings.HasPrefix(f, "dbname=") {
+			kept = append(kept, f)
+		}
+	}
+	return strings.Join(append(kept, "dbname="+name), " ")
+}
