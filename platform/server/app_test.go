@@ -1,0 +1,124 @@
+package server_test
+
+import (
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"shipd"
+	"shipd/platform/apptest"
+)
+
+func channel(name string) map[string]any {
+	return map[string]any{"name": name, "provider": "sandbox",
+		"settings": map[string]any{"clientId": "id", "clientSecret": "secret"}}
+}
+
+// Two instances on one database count one account's requests together, and
+// each answer carries the decided headers.
+func TestRateLimitSharedByTwoInstances(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp)
+	second := env.StartInstance()
+	const limit = 30
+	key := env.NewKeyWithLimit("limited", limit)
+
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var last429 *apptest.Response
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			req := apptest.Request{Method: http.MethodGet, Path: "/v1/shipping-channels", Key: key}
+			var res *apptest.Response
+			if i%2 == 0 {
+				res = env.Do(req)
+			} else {
+				res = second.Do(req)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[res.Status]++
+			if res.Status == http.StatusTooManyRequests {
+				last429 = res
+			}
+			if res.Header.Get("X-RateLimit-Limit") != strconv.Itoa(limit) || res.Header.Get("X-RateLimit-Remaining") == "" {
+				t.Errorf("rate-limit headers missing: %v", res.Header)
+			}
+			reset, err := strconv.ParseInt(res.Header.Get("X-RateLimit-Reset"), 10, 64)
+			if err != nil || reset <= time.Now().Unix()-1 || reset > time.Now().Unix()+61 {
+				t.Errorf("X-RateLimit-Reset = %q", res.Header.Get("X-RateLimit-Reset"))
+			}
+		})
+	}
+	wg.Wait()
+	if statuses[200] != limit || statuses[429] != 10 {
+		t.Fatalf("statuses = %v, want exactly %d × 200 and 10 × 429 across both instances", statuses, limit)
+	}
+	body := last429.JSON(t)
+	e := body["error"].(map[string]any)
+	retry, _ := strconv.Atoi(last429.Header.Get("Retry-After"))
+	if e["code"] != "rate_limit_exceeded" || retry < 1 || retry > 60 || e["retry_after"] != float64(retry) ||
+		last429.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Errorf("429 answer: %v %s", last429.Header, last429.Body)
+	}
+	// Another account is not affected.
+	if res := second.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipping-channels", Key: env.NewKey("other")}); res.Status != 200 {
+		t.Errorf("other account: %d", res.Status)
+	}
+}
+
+// The same Idempotency-Key and body give the first answer again; another
+// body is refused; the write happened once.
+func TestIdempotentCreate(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp)
+	key := env.NewKey("acme")
+	req := apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key, Body: channel("Once"),
+		Headers: map[string]string{"Idempotency-Key": "create-once-1"}}
+
+	first := env.Do(req)
+	if first.Status != http.StatusCreated || first.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("first: %d %v %s", first.Status, first.Header, first.Body)
+	}
+	again := env.StartInstance().Do(req) // another instance sees the same key
+	if again.Status != http.StatusCreated || again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+		t.Fatalf("replay: %d %v %s", again.Status, again.Header, again.Body)
+	}
+	if again.Header.Get("Location") != first.Header.Get("Location") {
+		t.Errorf("replayed Location %q vs %q", again.Header.Get("Location"), first.Header.Get("Location"))
+	}
+	other := req
+	other.Body = channel("Different")
+	res := env.Do(other)
+	if res.Status != 422 || res.JSON(t)["error"].(map[string]any)["code"] != "idempotency_key_reused" {
+		t.Fatalf("reuse: %d %s", res.Status, res.Body)
+	}
+	var n int
+	if err := env.DB.Get(&n, `SELECT count(*) FROM channels.channels`); err != nil || n != 1 {
+		t.Fatalf("channels = %d (%v), want 1", n, err)
+	}
+	// A validation failure is an answer too, and is replayed as such.
+	bad := apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key, Body: map[string]any{"name": ""},
+		Headers: map[string]string{"Idempotency-Key": "bad-1"}}
+	if r1, r2 := env.Do(bad), env.Do(bad); r1.Status != 422 || r2.Status != 422 || r2.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("422 replay: %d %d %v", r1.Status, r2.Status, r2.Header)
+	}
+	// Keys belong to accounts: another account may use the same key.
+	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: env.NewKey("globex"), Body: channel("Once"),
+		Headers: map[string]string{"Idempotency-Key": "create-once-1"}}); res.Status != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("other account with the same key: %d %v", res.Status, res.Header)
+	}
+}
+
+// Every request gets an X-Request-Id, and a sane incoming one is kept.
+func TestRequestID(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp)
+	res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipping-channels", Headers: map[string]string{"X-Request-Id": "abc-123"}})
+	if res.Header.Get("X-Request-Id") != "abc-123" {
+		t.Errorf("X-Request-Id = %q", res.Header.Get("X-Request-Id"))
+	}
+	if res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/healthz"}); res.Status != 200 || res.Header.Get("X-Request-Id") == "" {
+		t.Errorf("healthz: %d %v", res.Status, res.Header)
+	}
+}
