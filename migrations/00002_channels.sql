@@ -30,7 +30,7 @@ CREATE TABLE channels.channel_list (
     provider         text NOT NULL,
     status           text NOT NULL,
     created_at       timestamptz NOT NULL,
-    record           jsonb NOT NULL
+    record           json NOT NULL  -- json, not jsonb: keeps the API's key order
 );
 CREATE INDEX channel_list_account_idx ON channels.channel_list (account_id, created_at DESC, id DESC) WHERE NOT deleted;
 

@@ -98,6 +98,7 @@ func (a *App) Run(ctx context.Context, ln net.Listener) error {
 		a.logger.Info("shipd serving", "addr", ln.Addr().String())
 		<-ctx.Done()
 	}
+	a.logger.Info("shipd shutting down: finishing in-flight requests and handlers")
 	shutdownCtx, stop := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
 	defer stop()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
@@ -108,6 +109,7 @@ func (a *App) Run(ctx context.Context, ln net.Listener) error {
 	}
 	wg.Wait()
 	close(errs)
+	a.logger.Info("shipd stopped")
 	return errors.Join(collect(errs)...)
 }
 

@@ -1,0 +1,219 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"shipd/platform/postgres/pgtest"
+)
+
+// These tests run the real binary as separate processes, as an operator would.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "shipd-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "shipd")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building shipd: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func shipdEnv(dsn, addr string) []string {
+	return append(os.Environ(), "DATABASE_URL="+dsn, "HTTP_ADDR="+addr, "LOG_LEVEL=warn",
+		"SECRET_KEY=process-test-secret-key-0123456789abcdef")
+}
+
+func runShipd(t *testing.T, dsn string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = shipdEnv(dsn, "127.0.0.1:0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("shipd %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+type process struct {
+	cmd    *exec.Cmd
+	url    string
+	stderr *bytes.Buffer
+	mu     *sync.Mutex
+}
+
+func startServe(t *testing.T, dsn string) *process {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(binary, "serve")
+	cmd.Env = shipdEnv(dsn, addr)
+	p := &process{cmd: cmd, url: "http://" + addr, stderr: &bytes.Buffer{}, mu: &sync.Mutex{}}
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		s := bufio.NewScanner(pipe)
+		for s.Scan() {
+			p.mu.Lock()
+			p.stderr.WriteString(s.Text() + "\n")
+			p.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get(p.url + "/healthz"); err == nil {
+			res.Body.Close()
+			return p
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("shipd serve did not answer within 30s:\n%s", p.log())
+	return nil
+}
+
+func (p *process) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+func get(t *testing.T, url, key string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res
+}
+
+func TestKeysCommands(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	out := runShipd(t, dsn, "keys", "create", "--account", "demo", "--permissions", "channels:read", "--name", "ci")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	key := lines[len(lines)-1]
+	if !strings.HasPrefix(key, "shp_") || len(key) != 44 {
+		t.Fatalf("last line is not a key: %q", out)
+	}
+	list := runShipd(t, dsn, "keys", "list", "--account", "demo")
+	if strings.Contains(list, key) || !strings.Contains(list, "channels:read") || !strings.Contains(list, key[:10]) {
+		t.Fatalf("keys list shows the key or misses it:\n%s", list)
+	}
+	var keyID string
+	for _, f := range strings.Fields(list) {
+		if strings.HasPrefix(f, "key_") {
+			keyID = f
+		}
+	}
+	p := startServe(t, dsn)
+	if res := get(t, p.url+"/v1/shipping-channels", key); res.StatusCode != 200 {
+		t.Fatalf("new key: %d", res.StatusCode)
+	}
+	runShipd(t, dsn, "keys", "revoke", keyID)
+	if res := get(t, p.url+"/v1/shipping-channels", key); res.StatusCode != 401 {
+		t.Fatalf("revoked key: %d", res.StatusCode)
+	}
+	status := runShipd(t, dsn, "migrate", "status")
+	if !strings.Contains(status, "00001_platform.sql") || strings.Contains(status, "pending") {
+		t.Fatalf("migrate status:\n%s", status)
+	}
+	if out := runShipd(t, dsn, "migrate", "up"); !strings.Contains(out, "migrations applied") {
+		t.Fatalf("migrate up: %s", out)
+	}
+}
+
+// Two serve processes on one database share one account's limit exactly.
+func TestTwoProcessesShareTheRateLimit(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a, b := startServe(t, dsn), startServe(t, dsn)
+	// A burst that straddles a minute boundary counts in two windows; then
+	// it is repeated with a fresh account.
+	for attempt := range 3 {
+		out := runShipd(t, dsn, "keys", "create", "--account", fmt.Sprintf("limited-%d", attempt), "--plan", "standard", "--rate-limit", "25")
+		key := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+		var mu sync.Mutex
+		counts := map[int]int{}
+		windows := map[string]bool{}
+		var wg sync.WaitGroup
+		for i := range 36 {
+			wg.Go(func() {
+				url := a.url
+				if i%2 == 1 {
+					url = b.url
+				}
+				res := get(t, url+"/v1/shipping-channels", key)
+				mu.Lock()
+				counts[res.StatusCode]++
+				windows[res.Header.Get("X-RateLimit-Reset")] = true
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if len(windows) > 1 {
+			continue
+		}
+		if counts[200] != 25 || counts[429] != 11 {
+			t.Fatalf("statuses %v, want 25 × 200 and 11 × 429 across the two processes", counts)
+		}
+		return
+	}
+	t.Fatal("three bursts in a row straddled a minute boundary")
+}
+
+// SIGINT (Ctrl-C) stops serve gracefully: it exits 0 after saying so.
+func TestServeStopsGracefully(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	p := startServe(t, dsn)
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve exited with %v:\n%s", err, p.log())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop within 20s")
+	}
+}
