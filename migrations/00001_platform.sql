@@ -37,6 +37,7 @@ CREATE TABLE platform.idempotency_keys (
     key             text NOT NULL,
     fingerprint     bytea NOT NULL,
     state           text NOT NULL CHECK (state IN ('running', 'done')),
+    claim_token     text NOT NULL,  -- who holds a running claim
     response_status integer,
     response_header jsonb,
     response_body   bytea,

@@ -41,7 +41,7 @@ func Decode(r *http.Request, dst any) error {
 		}
 		return fault.Invalid("The request body is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return fault.Invalid("The request body must hold exactly one JSON object.")
 	}
 	return nil

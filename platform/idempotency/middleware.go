@@ -38,7 +38,7 @@ func Middleware(s *Store) func(http.Handler) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			outcome, stored, err := s.Claim(r.Context(), p.AccountID, key, Fingerprint(r.Method, r.URL.Path, body))
+			outcome, stored, token, err := s.Claim(r.Context(), p.AccountID, key, Fingerprint(r.Method, r.URL.Path, body))
 			if err != nil {
 				httpapi.WriteError(w, r, err)
 				return
@@ -63,9 +63,9 @@ func Middleware(s *Store) func(http.Handler) http.Handler {
 				// leave the key claimed.
 				ctx := context.WithoutCancel(r.Context())
 				if rec.status >= 500 || rec.status == 0 {
-					err = s.Release(ctx, p.AccountID, key)
+					err = s.Release(ctx, p.AccountID, key, token)
 				} else {
-					err = s.Complete(ctx, p.AccountID, key, Stored{Status: rec.status, Header: w.Header(), Body: rec.body.Bytes()})
+					err = s.Complete(ctx, p.AccountID, key, token, Stored{Status: rec.status, Header: w.Header(), Body: rec.body.Bytes()})
 				}
 				if err != nil {
 					slog.ErrorContext(ctx, "storing idempotent answer", "err", err, "request_id", httpapi.RequestID(ctx))

@@ -4,6 +4,7 @@ package idempotency
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"errors"
@@ -58,9 +59,25 @@ func Fingerprint(method, path string, body []byte) []byte {
 }
 
 // Claim takes key for the request with fingerprint fp, or reports what
-// stands in the way. It runs in its own short transaction.
-func (s *Store) Claim(ctx context.Context, accountID, key string, fp []byte) (Outcome, *Stored, error) {
+// stands in the way. A Claimed outcome comes with the claim's token, which
+// Complete and Release need: a slow holder whose claim was taken over can
+// no longer touch the row.
+func (s *Store) Claim(ctx context.Context, accountID, key string, fp []byte) (Outcome, *Stored, string, error) {
+	// A request racing another's first use of the key finds neither its own
+	// insert nor, in the statement's snapshot, the winner's row: ask again,
+	// and the next statement sees the committed row.
+	for range 3 {
+		outcome, stored, token, err := s.claim(ctx, accountID, key, fp)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return outcome, stored, token, err
+		}
+	}
+	return 0, nil, "", errors.New("idempotency: key claim kept racing")
+}
+
+func (s *Store) claim(ctx context.Context, accountID, key string, fp []byte) (Outcome, *Stored, string, error) {
 	now := s.clock.Now()
+	token := rand.Text()
 	var row struct {
 		Fingerprint []byte        `db:"fingerprint"`
 		State       string        `db:"state"`
@@ -73,10 +90,10 @@ func (s *Store) Claim(ctx context.Context, accountID, key string, fp []byte) (Ou
 	// one; otherwise return the existing row untouched (claimed = false).
 	err := s.db.GetContext(ctx, &row, `
 		WITH claim AS (
-			INSERT INTO platform.idempotency_keys (account_id, key, fingerprint, state, created_at, updated_at)
-			VALUES ($1, $2, $3, 'running', $4, $4)
+			INSERT INTO platform.idempotency_keys (account_id, key, fingerprint, state, claim_token, created_at, updated_at)
+			VALUES ($1, $2, $3, 'running', $7, $4, $4)
 			ON CONFLICT (account_id, key) DO UPDATE
-				SET fingerprint = excluded.fingerprint, state = 'running', response_status = NULL,
+				SET fingerprint = excluded.fingerprint, state = 'running', claim_token = excluded.claim_token, response_status = NULL,
 				    response_header = NULL, response_body = NULL, created_at = excluded.created_at, updated_at = excluded.updated_at
 				WHERE idempotency_keys.created_at < $5
 				   OR (idempotency_keys.state = 'running' AND idempotency_keys.updated_at < $6)
@@ -86,40 +103,40 @@ func (s *Store) Claim(ctx context.Context, accountID, key string, fp []byte) (Ou
 		UNION ALL
 		SELECT fingerprint, state, response_status, response_header, response_body, false
 		FROM platform.idempotency_keys WHERE account_id = $1 AND key = $2 AND NOT EXISTS (SELECT 1 FROM claim)`,
-		accountID, key, fp, now, now.Add(-TTL), now.Add(-claimTimeout))
+		accountID, key, fp, now, now.Add(-TTL), now.Add(-claimTimeout), token)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	switch {
 	case row.Claimed:
-		return Claimed, nil, nil
+		return Claimed, nil, token, nil
 	case string(row.Fingerprint) != string(fp):
-		return Reused, nil, nil
+		return Reused, nil, "", nil
 	case row.State == "running":
-		return Running, nil, nil
+		return Running, nil, "", nil
 	}
 	st := &Stored{Status: int(row.Status.Int32), Body: row.Body, Header: http.Header{}}
 	if err := decodeHeader(row.Header, st.Header); err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
-	return Replay, st, nil
+	return Replay, st, "", nil
 }
 
-// Complete stores the answer of a claimed key.
-func (s *Store) Complete(ctx context.Context, accountID, key string, st Stored) error {
+// Complete stores the answer of a claimed key, if the claim is still token's.
+func (s *Store) Complete(ctx context.Context, accountID, key, token string, st Stored) error {
 	hdr, err := encodeHeader(st.Header)
 	if err != nil {
 		return err
 	}
 	_, err = s.db.ExecContext(ctx, `
 		UPDATE platform.idempotency_keys SET state = 'done', response_status = $3, response_header = $4, response_body = $5, updated_at = $6
-		WHERE account_id = $1 AND key = $2`, accountID, key, st.Status, hdr, st.Body, s.clock.Now())
+		WHERE account_id = $1 AND key = $2 AND claim_token = $7`, accountID, key, st.Status, hdr, st.Body, s.clock.Now(), token)
 	return err
 }
 
 // Release forgets a claimed key, so the request may be tried again.
-func (s *Store) Release(ctx context.Context, accountID, key string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM platform.idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'running'`, accountID, key)
+func (s *Store) Release(ctx context.Context, accountID, key, token string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM platform.idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'running' AND claim_token = $3`, accountID, key, token)
 	return err
 }
 

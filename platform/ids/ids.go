@@ -56,7 +56,7 @@ func NewAt(prefix string, t time.Time) string {
 // Handlers use it to answer 404 early for ids that cannot exist.
 func HasPrefix(id, prefix string) bool {
 	rest, ok := strings.CutPrefix(id, prefix+"_")
-	if !ok || len(rest) != ulid.EncodedSize {
+	if !ok || len(rest) != ulid.EncodedSize || strings.ToUpper(rest) != rest {
 		return false
 	}
 	_, err := ulid.ParseStrict(rest)

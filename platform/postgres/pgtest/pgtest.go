@@ -15,9 +15,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"shipd/migrations"
+	"shipd/platform/postgres"
 )
 
 // NewDatabase creates a database for t from a migrated template, and drops
@@ -124,4 +126,16 @@ func WithDatabase(dsn, name string) string {
 		}
 	}
 	return strings.Join(append(kept, "dbname="+name), " ")
+}
+
+// Open creates a database for t (see NewDatabase) and connects to it; the
+// connection closes when t ends.
+func Open(t testing.TB) *sqlx.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -1,0 +1,41 @@
+package clock_test
+
+import (
+	"testing"
+	"time"
+
+	"shipd/platform/clock"
+)
+
+func TestReal(t *testing.T) {
+	now := clock.Real{}.Now()
+	if now.Location() != time.UTC {
+		t.Errorf("location = %v, want UTC", now.Location())
+	}
+	if now.Nanosecond() != 0 {
+		t.Errorf("Now() = %v, want whole seconds", now)
+	}
+	if d := time.Since(now); d < 0 || d > 5*time.Second {
+		t.Errorf("Now() is %v away from the wall clock", d)
+	}
+}
+
+func TestManual(t *testing.T) {
+	start := time.Date(2030, 1, 2, 13, 0, 0, 0, time.FixedZone("CET", 3600))
+	m := clock.NewManual(start)
+	if got := m.Now(); !got.Equal(start) || got.Location() != time.UTC {
+		t.Errorf("Now() = %v, want %v in UTC", got, start)
+	}
+	if got := m.Now(); !got.Equal(start) {
+		t.Errorf("the clock moved by itself: %v", got)
+	}
+	m.Advance(90 * time.Second)
+	if got := m.Now(); !got.Equal(start.Add(90 * time.Second)) {
+		t.Errorf("after Advance: %v", got)
+	}
+	later := time.Date(2031, 6, 1, 0, 0, 0, 0, time.FixedZone("X", -7200))
+	m.Set(later)
+	if got := m.Now(); !got.Equal(later) || got.Location() != time.UTC {
+		t.Errorf("after Set: %v, want %v in UTC", got, later)
+	}
+}

@@ -1,0 +1,166 @@
+package config_test
+
+import (
+	"log/slog"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"shipd/platform/config"
+)
+
+const goodSecret = "0123456789abcdef0123456789abcdef"
+
+// unsetEnv removes every variable Config reads for the duration of t
+// (the test runner itself sets DATABASE_URL).
+func unsetEnv(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{
+		"DATABASE_URL", "HTTP_ADDR", "SECRET_KEY", "PUBLIC_BASE_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+		"SANDBOX_TIME_SCALE", "LOG_LEVEL", "SHIPD_DATA_DIR", "MESSAGE_POLL_INTERVAL", "WORKER_POLL_INTERVAL",
+		"SHUTDOWN_TIMEOUT",
+	} {
+		t.Setenv(k, "") // restores the old value when t ends
+		if err := os.Unsetenv(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	unsetEnv(t)
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := config.Config{
+		HTTPAddr:            "127.0.0.1:8080",
+		SandboxTimeScale:    1,
+		LogLevel:            "info",
+		DataDir:             ".data",
+		MessagePollInterval: 50 * time.Millisecond,
+		WorkerPollInterval:  200 * time.Millisecond,
+		ShutdownTimeout:     15 * time.Second,
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("Load() =\n %+v\nwant\n %+v", cfg, want)
+	}
+	if !cfg.LocalMode() {
+		t.Error("no DATABASE_URL, yet LocalMode() = false")
+	}
+}
+
+func TestLoadReadsEnvironment(t *testing.T) {
+	unsetEnv(t)
+	t.Setenv("DATABASE_URL", "postgres://u@db/shipd")
+	t.Setenv("SECRET_KEY", goodSecret)
+	t.Setenv("HTTP_ADDR", ":9090")
+	t.Setenv("PUBLIC_BASE_URL", "https://api.example.com")
+	t.Setenv("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
+	t.Setenv("SANDBOX_TIME_SCALE", "60")
+	t.Setenv("LOG_LEVEL", "debug")
+	t.Setenv("MESSAGE_POLL_INTERVAL", "5ms")
+
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if cfg.DatabaseURL != "postgres://u@db/shipd" || cfg.SecretKey != goodSecret || cfg.HTTPAddr != ":9090" ||
+		cfg.PublicBaseURL != "https://api.example.com" || !cfg.WebhookAllowPrivateNetworks ||
+		cfg.SandboxTimeScale != 60 || cfg.LogLevel != "debug" || cfg.MessagePollInterval != 5*time.Millisecond {
+		t.Errorf("Load() = %+v", cfg)
+	}
+	if cfg.LocalMode() {
+		t.Error("DATABASE_URL set, yet LocalMode() = true")
+	}
+	if l, err := cfg.SlogLevel(); err != nil || l != slog.LevelDebug {
+		t.Errorf("SlogLevel() = %v, %v", l, err)
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	tests := map[string]map[string]string{
+		"unparsable duration": {"MESSAGE_POLL_INTERVAL": "soon"},
+		"unparsable scale":    {"SANDBOX_TIME_SCALE": "fast"},
+		"invalid value":       {"LOG_LEVEL": "loud"},
+	}
+	for name, env := range tests {
+		t.Run(name, func(t *testing.T) {
+			unsetEnv(t)
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			if _, err := config.Load(); err == nil {
+				t.Fatalf("Load with %v succeeded", env)
+			}
+		})
+	}
+}
+
+// valid is a configuration Validate accepts; each case breaks one thing.
+func valid() config.Config {
+	return config.Config{
+		HTTPAddr:            "127.0.0.1:8080",
+		SandboxTimeScale:    1,
+		LogLevel:            "info",
+		MessagePollInterval: 50 * time.Millisecond,
+		WorkerPollInterval:  200 * time.Millisecond,
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(*config.Config)
+		wantErr string // "" means valid
+	}{
+		{"defaults", func(*config.Config) {}, ""},
+		{"database with secret", func(c *config.Config) { c.DatabaseURL = "postgres://db"; c.SecretKey = goodSecret }, ""},
+		{"warn level", func(c *config.Config) { c.LogLevel = "warn" }, ""},
+		{"http base URL", func(c *config.Config) { c.PublicBaseURL = "http://localhost:8080" }, ""},
+		{"short secret", func(c *config.Config) { c.SecretKey = goodSecret[:31] }, "SECRET_KEY must be at least 32"},
+		{"database without secret", func(c *config.Config) { c.DatabaseURL = "postgres://db" }, "SECRET_KEY is required"},
+		{"base URL without scheme", func(c *config.Config) { c.PublicBaseURL = "api.example.com" }, "PUBLIC_BASE_URL"},
+		{"base URL with other scheme", func(c *config.Config) { c.PublicBaseURL = "ftp://api.example.com" }, "PUBLIC_BASE_URL"},
+		{"base URL without host", func(c *config.Config) { c.PublicBaseURL = "https://" }, "PUBLIC_BASE_URL"},
+		{"base URL unparsable", func(c *config.Config) { c.PublicBaseURL = "http://[::1" }, "PUBLIC_BASE_URL"},
+		{"bad log level", func(c *config.Config) { c.LogLevel = "verbose" }, "LOG_LEVEL"},
+		{"zero time scale", func(c *config.Config) { c.SandboxTimeScale = 0 }, "SANDBOX_TIME_SCALE"},
+		{"negative time scale", func(c *config.Config) { c.SandboxTimeScale = -1 }, "SANDBOX_TIME_SCALE"},
+		{"zero message poll", func(c *config.Config) { c.MessagePollInterval = 0 }, "MESSAGE_POLL_INTERVAL"},
+		{"negative worker poll", func(c *config.Config) { c.WorkerPollInterval = -time.Second }, "WORKER_POLL_INTERVAL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := valid()
+			tt.change(&cfg)
+			err := cfg.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tt.wantErr != "" && err == nil:
+				t.Fatalf("Validate() = nil, want an error mentioning %q", tt.wantErr)
+			case tt.wantErr != "" && !strings.Contains(err.Error(), tt.wantErr):
+				t.Fatalf("Validate() = %v, want it to mention %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	cfg := valid()
+	cfg.SecretKey = "short"
+	cfg.LogLevel = "loud"
+	cfg.SandboxTimeScale = 0
+	err := cfg.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil")
+	}
+	for _, want := range []string{"SECRET_KEY", "LOG_LEVEL", "SANDBOX_TIME_SCALE"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %q, does not mention %s", err, want)
+		}
+	}
+}

@@ -1,0 +1,421 @@
+package messaging_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/messaging"
+	"shipd/platform/postgres"
+	"shipd/platform/postgres/pgtest"
+)
+
+type testEvent struct{ N int }
+
+func (testEvent) EventType() string { return "test.happened" }
+
+type testCommand struct{ N int }
+
+func (testCommand) CommandName() string { return "test.do" }
+
+const deadline = 10 * time.Second
+
+// env is one test's database, bus and outbox. Handlers are added with
+// messaging.OnEvent/OnCommand on bus, then start runs the bus.
+type env struct {
+	t      *testing.T
+	db     *sqlx.DB
+	bus    *messaging.Bus
+	outbox *messaging.Outbox
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ctx := t.Context()
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := messaging.InitializeTopics(ctx, db, []string{"test.happened", messaging.CommandTopic("test.do")}); err != nil {
+		t.Fatalf("InitializeTopics: %v", err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE public.scratch (id serial PRIMARY KEY, handler text NOT NULL, n integer NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	bus, err := messaging.NewBus(db, messaging.BusConfig{PollInterval: 10 * time.Millisecond}, logger)
+	if err != nil {
+		t.Fatalf("NewBus: %v", err)
+	}
+	return &env{t: t, db: db, bus: bus, outbox: messaging.NewOutbox(messaging.WatermillLogger(logger))}
+}
+
+// start runs the bus until the test ends.
+func (e *env) start() {
+	e.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.bus.Run(ctx) }()
+	e.t.Cleanup(func() {
+		if err := e.bus.Close(); err != nil {
+			e.t.Errorf("closing bus: %v", err)
+		}
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(deadline):
+			e.t.Error("bus.Run did not return after Close")
+		}
+	})
+	select {
+	case <-e.bus.Running():
+	case err := <-done:
+		e.t.Fatalf("bus stopped before running: %v", err)
+	case <-time.After(deadline):
+		e.t.Fatal("bus did not start")
+	}
+}
+
+func (e *env) publish(events ...messaging.Event) {
+	e.t.Helper()
+	ctx := e.t.Context()
+	if err := postgres.InTx(ctx, e.db, func(tx *sqlx.Tx) error { return e.outbox.Publish(ctx, tx, events...) }); err != nil {
+		e.t.Fatalf("publishing: %v", err)
+	}
+}
+
+func (e *env) count(query string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.GetContext(e.t.Context(), &n, query, args...); err != nil {
+		e.t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// never checks for a while that cond stays false: the bounded wait is the
+// point, since something that must not happen cannot be waited for.
+func never(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		if cond() {
+			t.Fatalf("happened, but must not: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// recorder keeps what handlers saw, safely across handler goroutines.
+type recorder struct {
+	mu   sync.Mutex
+	ns   []int
+	ids  []string
+	runs int
+}
+
+func (r *recorder) add(n int, id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ns = append(r.ns, n)
+	r.ids = append(r.ids, id)
+}
+
+func (r *recorder) seen() ([]int, []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ns), slices.Clone(r.ids)
+}
+
+func (r *recorder) len() int { ns, _ := r.seen(); return len(ns) }
+
+func (r *recorder) run() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runs++
+	return r.runs
+}
+
+func TestOutboxPublishesOnlyCommittedEvents(t *testing.T) {
+	e := newEnv(t)
+	var got recorder
+	if err := messaging.OnEvent(e.bus, "test.recorder", func(ctx context.Context, ev *testEvent) error {
+		got.add(ev.N, messaging.MessageID(ctx))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	ctx := t.Context()
+	const table = `public."watermill_test.happened"`
+
+	errRollback := errors.New("the change failed")
+	err := postgres.InTx(ctx, e.db, func(tx *sqlx.Tx) error {
+		if err := e.outbox.Publish(ctx, tx, testEvent{N: 1}); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatalf("InTx = %v, want the function's error", err)
+	}
+	if n := e.count(`SELECT count(*) FROM ` + table); n != 0 {
+		t.Fatalf("%d rows in the topic after a rolled-back publish, want 0", n)
+	}
+	never(t, "the handler received a rolled-back event", 500*time.Millisecond, func() bool { return got.len() > 0 })
+
+	e.publish(testEvent{N: 2})
+	if n := e.count(`SELECT count(*) FROM ` + table); n != 1 {
+		t.Fatalf("%d rows in the topic after a committed publish, want 1", n)
+	}
+	eventually(t, "the committed event arrives", func() bool { return got.len() > 0 })
+
+	ns, msgIDs := got.seen()
+	if !slices.Equal(ns, []int{2}) {
+		t.Errorf("received %v, want [2]", ns)
+	}
+	if !strings.HasPrefix(msgIDs[0], "evt_") {
+		t.Errorf("MessageID = %q, want an evt_ id", msgIDs[0])
+	}
+	var stored string
+	if err := e.db.GetContext(ctx, &stored, `SELECT uuid FROM `+table); err != nil || stored != msgIDs[0] {
+		t.Errorf("stored message uuid = %q, %v; handler saw %q", stored, err, msgIDs[0])
+	}
+}
+
+func TestHandlerWritesCommitWithItsTransaction(t *testing.T) {
+	e := newEnv(t)
+	if err := messaging.OnEvent(e.bus, "test.writer", func(ctx context.Context, ev *testEvent) error {
+		tx, err := messaging.Tx(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ($1, $2)`, "test.writer", ev.N)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	e.publish(testEvent{N: 7}, testEvent{N: 8})
+
+	eventually(t, "both rows are committed", func() bool {
+		return e.count(`SELECT count(*) FROM public.scratch WHERE handler = 'test.writer'`) == 2
+	})
+	if n := e.count(`SELECT count(*) FROM public.scratch WHERE n IN (7, 8)`); n != 2 {
+		t.Errorf("rows for events 7 and 8 = %d, want 2", n)
+	}
+}
+
+func TestOutsideAHandler(t *testing.T) {
+	ctx := context.Background()
+	if _, err := messaging.Tx(ctx); err == nil {
+		t.Error("Tx outside a handler succeeded")
+	}
+	if id := messaging.MessageID(ctx); id != "" {
+		t.Errorf("MessageID outside a handler = %q", id)
+	}
+	ran := false
+	if err := messaging.Once(ctx, "h", func(*sqlx.Tx) error { ran = true; return nil }); err == nil || ran {
+		t.Errorf("Once outside a handler = %v, ran %v; want an error and no run", err, ran)
+	}
+}
+
+func TestFailedAttemptIsRolledBackToItsSavepoint(t *testing.T) {
+	e := newEnv(t)
+	var attempts recorder
+	if err := messaging.OnEvent(e.bus, "test.flaky", func(ctx context.Context, ev *testEvent) error {
+		tx, err := messaging.Tx(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ('test.flaky', $1)`, ev.N); err != nil {
+			return err
+		}
+		if attempts.run() == 1 {
+			return errors.New("first attempt fails after writing")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	e.publish(testEvent{N: 1})
+
+	eventually(t, "the second attempt commits", func() bool {
+		return e.count(`SELECT count(*) FROM public.scratch`) > 0
+	})
+	if n := e.count(`SELECT count(*) FROM public.scratch`); n != 1 {
+		t.Errorf("rows = %d, want 1: the failed attempt's write must not survive", n)
+	}
+	attempts.mu.Lock()
+	runs := attempts.runs
+	attempts.mu.Unlock()
+	if runs != 2 {
+		t.Errorf("attempts = %d, want 2", runs)
+	}
+}
+
+func TestOnceRunsOncePerHandlerAndMessage(t *testing.T) {
+	e := newEnv(t)
+	var (
+		mu       sync.Mutex
+		runs     = map[string]int{} // "handler/N" -> executions of fn
+		attempts = map[int]int{}
+	)
+	once := func(ctx context.Context, handler string, n int) error {
+		return messaging.Once(ctx, handler, func(tx *sqlx.Tx) error {
+			mu.Lock()
+			runs[handler+"/"+strconv.Itoa(n)]++
+			mu.Unlock()
+			_, err := tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ($1, $2)`, handler, n)
+			return err
+		})
+	}
+	if err := messaging.OnEvent(e.bus, "test.once", func(ctx context.Context, ev *testEvent) error {
+		mu.Lock()
+		attempts[ev.N]++
+		attempt := attempts[ev.N]
+		mu.Unlock()
+		// The same message twice under one name, once under another.
+		for _, name := range []string{"projection", "projection", "other"} {
+			if err := once(ctx, name, ev.N); err != nil {
+				return err
+			}
+		}
+		// Event 2 fails its first attempt after Once ran: the savepoint
+		// must forget that it ran, or the retry would skip the work.
+		if ev.N == 2 && attempt == 1 {
+			return errors.New("fail after Once")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	e.publish(testEvent{N: 1}, testEvent{N: 2})
+
+	eventually(t, "both events are handled", func() bool {
+		return e.count(`SELECT count(*) FROM platform.processed_messages`) == 4
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if attempts[2] != 2 {
+		t.Errorf("event 2 was attempted %d times, want 2", attempts[2])
+	}
+	// fn ran once per name for event 1; for event 2 once per name per attempt,
+	// but only the second attempt's writes remain.
+	wantRuns := map[string]int{"projection/1": 1, "other/1": 1, "projection/2": 2, "other/2": 2}
+	for k, want := range wantRuns {
+		if runs[k] != want {
+			t.Errorf("fn %s ran %d times, want %d (all runs: %v)", k, runs[k], want, runs)
+		}
+	}
+	for _, handler := range []string{"projection", "other"} {
+		for _, n := range []int{1, 2} {
+			if got := e.count(`SELECT count(*) FROM public.scratch WHERE handler = $1 AND n = $2`, handler, n); got != 1 {
+				t.Errorf("scratch rows for %s/%d = %d, want 1", handler, n, got)
+			}
+		}
+	}
+	if n := e.count(`SELECT count(*) FROM platform.processed_messages WHERE message_uuid NOT LIKE 'evt\_%'`); n != 0 {
+		t.Errorf("%d processed_messages rows are not keyed by evt_ ids", n)
+	}
+}
+
+func TestCommandBus(t *testing.T) {
+	e := newEnv(t)
+	var got recorder
+	if err := messaging.OnCommand(e.bus, "test.doer", func(ctx context.Context, c *testCommand) error {
+		got.add(c.N, messaging.MessageID(ctx))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	ctx := t.Context()
+	if err := postgres.InTx(ctx, e.db, func(tx *sqlx.Tx) error {
+		return e.outbox.Send(ctx, tx, testCommand{N: 42})
+	}); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if n := e.count(`SELECT count(*) FROM public."watermill_command.test.do"`); n != 1 {
+		t.Errorf("rows on the command topic = %d, want 1", n)
+	}
+	eventually(t, "the command arrives", func() bool { return got.len() > 0 })
+	ns, msgIDs := got.seen()
+	if !slices.Equal(ns, []int{42}) || !strings.HasPrefix(msgIDs[0], "evt_") {
+		t.Errorf("received %v with ids %v", ns, msgIDs)
+	}
+}
+
+func TestEveryConsumerGroupGetsEveryEventOnce(t *testing.T) {
+	e := newEnv(t)
+	var a, b recorder
+	for name, rec := range map[string]*recorder{"test.group-a": &a, "test.group-b": &b} {
+		if err := messaging.OnEvent(e.bus, name, func(ctx context.Context, ev *testEvent) error {
+			rec.add(ev.N, messaging.MessageID(ctx))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.start()
+	e.publish(testEvent{N: 1}, testEvent{N: 2}, testEvent{N: 3})
+	e.publish(testEvent{N: 4})
+
+	eventually(t, "both groups receive all four", func() bool { return a.len() >= 4 && b.len() >= 4 })
+	never(t, "a group receives more than four", 300*time.Millisecond, func() bool { return a.len() > 4 || b.len() > 4 })
+
+	for name, rec := range map[string]*recorder{"a": &a, "b": &b} {
+		ns, msgIDs := rec.seen()
+		slices.Sort(ns)
+		if !slices.Equal(ns, []int{1, 2, 3, 4}) {
+			t.Errorf("group %s received %v, want each of 1..4 once", name, ns)
+		}
+		slices.Sort(msgIDs)
+		if len(slices.Compact(msgIDs)) != 4 {
+			t.Errorf("group %s saw message ids %v, want 4 distinct", name, msgIDs)
+		}
+	}
+	_, idsA := a.seen()
+	_, idsB := b.seen()
+	slices.Sort(idsA)
+	slices.Sort(idsB)
+	if !slices.Equal(idsA, idsB) {
+		t.Errorf("the groups saw different messages: %v vs %v", idsA, idsB)
+	}
+}
+
+func TestBusConfigValidate(t *testing.T) {
+	if err := (messaging.BusConfig{PollInterval: -time.Second}).Validate(); err == nil {
+		t.Error("negative poll interval accepted")
+	}
+	if err := (messaging.BusConfig{AckDeadline: -time.Second}).Validate(); err == nil {
+		t.Error("negative ack deadline accepted")
+	}
+	if err := (messaging.BusConfig{}).Validate(); err != nil {
+		t.Errorf("zero config (defaults) refused: %v", err)
+	}
+}
