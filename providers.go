@@ -8,7 +8,10 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"shipd/adapters/carriers/sandbox"
+	"shipd/adapters/labels"
 	"shipd/modules/channels"
+	"shipd/modules/shipments"
+	"shipd/modules/shipments/app/command"
 	"shipd/platform/carrier"
 	"shipd/platform/config"
 	"shipd/platform/messaging"
@@ -22,6 +25,8 @@ var platformSet = wire.NewSet(
 	server.SecretBox,
 	bus,
 	outbox,
+	newLabelMerger,
+	wire.Bind(new(command.LabelMerger), new(labelMerger)),
 )
 
 func database(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
@@ -42,9 +47,19 @@ func carriers() *carrier.Registry {
 }
 
 // modules lists the bounded contexts the server runs.
-func modules(ch *channels.Module) []server.Module {
-	return []server.Module{ch}
+func modules(ch *channels.Module, sh *shipments.Module) []server.Module {
+	return []server.Module{ch, sh}
 }
+
+// labelMerger joins per-parcel labels for the shipments module.
+type labelMerger struct{}
+
+func (labelMerger) Merge(format string, parts [][]byte) ([]byte, error) {
+	return labels.Merge(format, parts)
+}
+func (labelMerger) MIMEType(format string) string { return labels.MIMEType(format) }
+
+func newLabelMerger() labelMerger { return labelMerger{} }
 
 // workers lists the background loops every instance runs.
 func workers(j *server.Janitor) []server.Worker {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/wire"
 
 	"shipd/modules/channels"
+	"shipd/modules/shipments"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
@@ -24,6 +25,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		platformSet,
 		carriers,
 		channels.ProviderSet,
+		shipments.ProviderSet,
 		auth.NewStore,
 		ratelimit.New,
 		idempotency.NewStore,

@@ -12,6 +12,10 @@ import (
 	"shipd/modules/channels/adapters"
 	"shipd/modules/channels/app"
 	"shipd/modules/channels/ports"
+	"shipd/modules/shipments"
+	adapters2 "shipd/modules/shipments/adapters"
+	app2 "shipd/modules/shipments/app"
+	ports2 "shipd/modules/shipments/ports"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
@@ -50,7 +54,17 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	httpServer := ports.NewHTTPServer(application, cfg)
 	channelListProjection := adapters.NewChannelListProjection()
 	module := channels.NewModule(httpServer, channelListProjection)
-	v := modules(module)
+	adaptersPostgresRepository := adapters2.NewPostgresRepository(db, messagingOutbox, clk)
+	shipmentListReader := adapters2.NewShipmentListReader(db)
+	facade := ports.NewFacade(application)
+	shipdLabelMerger := newLabelMerger()
+	appApplication := app2.New(adaptersPostgresRepository, shipmentListReader, facade, registry, shipdLabelMerger, clk)
+	portsHTTPServer := ports2.NewHTTPServer(appApplication, cfg, clk)
+	shipmentListProjection := adapters2.NewShipmentListProjection()
+	bookingQueue := adapters2.NewBookingQueue(db, clk)
+	bookingWorker := ports2.NewBookingWorker(appApplication, bookingQueue, cfg)
+	shipmentsModule := shipments.NewModule(portsHTTPServer, shipmentListProjection, bookingWorker)
+	v := modules(module, shipmentsModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore)
 	v2 := workers(janitor)
 	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2)

@@ -24,6 +24,8 @@ var ProviderSet = wire.NewSet(
 	adapters.NewChannelListProjection,
 	app.New,
 	ports.NewHTTPServer,
+	ports.NewFacade,
+	wire.Bind(new(contract.Channels), new(*ports.Facade)),
 	NewModule,
 )
 

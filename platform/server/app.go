@@ -47,6 +47,9 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	v1.NotFoundHandler = router.NotFoundHandler
 	v1.MethodNotAllowedHandler = router.MethodNotAllowedHandler
 	for _, m := range modules {
+		if wm, ok := m.(WorkerModule); ok {
+			a.workers = append(a.workers, wm.Workers()...)
+		}
 		m.RegisterRoutes(v1)
 		if err := m.RegisterHandlers(bus); err != nil {
 			return nil, fmt.Errorf("module %s: %w", m.Name(), err)

@@ -23,6 +23,11 @@ type Module interface {
 	Topics() []string
 }
 
+// WorkerModule is a module with background loops of its own.
+type WorkerModule interface {
+	Workers() []Worker
+}
+
 // Worker is a background loop (outbound calls, purges). Run returns when ctx
 // ends; it must release what it holds before returning.
 type Worker interface {

@@ -1,14 +1,40 @@
 // Package sandbox is a built-in carrier that behaves like a real one but runs
 // offline, so the whole service can be tried and tested without a carrier
-// account. Documented trigger values exercise the failure paths:
+// account. It books shipments in memory (they are gone after a restart),
+// numbers parcels with UPU S10 tracking numbers ("SB", 8-digit serial, check
+// digit, origin country, e.g. SB473124829CZ), prices them and prints real
+// labels (pdf, zpl, epl).
 //
-//   - clientSecret "invalid": the carrier rejects the credentials.
-//   - clientSecret "unavailable": the carrier cannot be reached (503 to the caller).
+// Products: STANDARD and EXPRESS, and their cash-on-delivery variants
+// STANDARD_COD and EXPRESS_COD; an empty product is STANDARD. Cash on
+// delivery needs a _COD product and a _COD product needs cash on delivery.
+// Labels can be fetched again in any format; cancelling twice is fine, and a
+// cancelled shipment's labels are void (refused).
+//
+// Price, in EUR, per parcel 4.90 (STANDARD) or 9.90 (EXPRESS) plus 0.80 per
+// started kilogram of the billable weight, the greater of the actual weight
+// and the volumetric weight (length × width × height in cm / 5000); plus 1.50
+// per shipment with cash on delivery.
+//
+// Documented trigger values exercise the failure paths:
+//
+//   - clientSecret "invalid": the carrier rejects the credentials (every call).
+//   - clientSecret "unavailable": the carrier cannot be reached (every call; 503 to the caller).
+//   - destination postal code "99999": not served; rejected on destination_address.postal_code.
+//   - a parcel over 31.5 kg: rejected on parcels.N.weight_amount. More than 20 parcels: rejected
+//     on parcels. Several problems at once come back together as carrier.Rejections.
+//   - reference "TRANSIENT-n-..." (n = 1..9): the first n bookings of that exact reference in
+//     this process fail as unavailable (503), later ones succeed.
+//   - reference "HANG...": the booking blocks until its context ends, then fails as unavailable.
+//   - reference "DOWN...": the booking always fails as unavailable.
+//   - reference "NO-CANCEL...": the shipment books, but cancelling it is refused as already
+//     picked up.
 package sandbox
 
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"shipd/platform/carrier"
 )
@@ -22,13 +48,29 @@ const (
 	SecretUnavailable = "unavailable"
 )
 
-// Carrier is the sandbox carrier.
-type Carrier struct{}
+// Trigger prefixes of the shipment reference.
+const (
+	RefTransient = "TRANSIENT-"
+	RefHang      = "HANG"
+	RefDown      = "DOWN"
+	RefNoCancel  = "NO-CANCEL"
+)
+
+// Carrier is the sandbox carrier. Its bookings live in memory, so one value
+// is one carrier account's history; the zero value is ready to use.
+type Carrier struct {
+	mu        sync.Mutex
+	shipments map[string]*shipment // by provider shipment id
+	attempts  map[string]int       // booking calls per TRANSIENT- reference
+}
 
 // New returns the sandbox carrier.
 func New() *Carrier { return &Carrier{} }
 
-var _ carrier.Provider = (*Carrier)(nil)
+var (
+	_ carrier.Provider = (*Carrier)(nil)
+	_ carrier.Shipper  = (*Carrier)(nil)
+)
 
 // Info describes the sandbox's settings, products and label formats.
 func (c *Carrier) Info() carrier.ProviderInfo {
@@ -56,6 +98,12 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 
 // ValidateCredentials accepts any client id and secret except the trigger values.
 func (c *Carrier) ValidateCredentials(ctx context.Context, s carrier.Settings) error {
+	return reachable(ctx, s)
+}
+
+// reachable is what every call meets first: a done context or a trigger
+// secret ends it as a real carrier's login would.
+func reachable(ctx context.Context, s carrier.Settings) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %v", carrier.ErrUnavailable, err)
 	}
@@ -63,7 +111,26 @@ func (c *Carrier) ValidateCredentials(ctx context.Context, s carrier.Settings) e
 	case SecretInvalid:
 		return &carrier.Rejection{Field: "clientSecret", Message: "the carrier rejected the client credentials (invalid_client)"}
 	case SecretUnavailable:
-		return fmt.Errorf("%w: sandbox carrier answered 503 Service Unavailable", carrier.ErrUnavailable)
+		return unavailable("sandbox carrier answered 503 Service Unavailable")
 	}
 	return nil
+}
+
+func unavailable(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{carrier.ErrUnavailable}, args...)...)
+}
+
+func reject(field, format string, args ...any) *carrier.Rejection {
+	return &carrier.Rejection{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// rejection is nil, the one problem, or all of them.
+func rejection(problems []*carrier.Rejection) error {
+	switch len(problems) {
+	case 0:
+		return nil
+	case 1:
+		return problems[0]
+	}
+	return carrier.Rejections(problems)
 }

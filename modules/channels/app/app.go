@@ -29,6 +29,7 @@ type Queries struct {
 	GetChannel    query.GetChannelHandler
 	ListChannels  query.ListChannelsHandler
 	ListProviders query.ListProvidersHandler
+	ChannelForUse query.ChannelForUseHandler
 }
 
 // New wires the use cases to their ports.
@@ -44,6 +45,7 @@ func New(repo domain.Repository, list query.ChannelList, providers *carrier.Regi
 			GetChannel:    query.NewGetChannelHandler(repo),
 			ListChannels:  query.NewListChannelsHandler(list),
 			ListProviders: query.NewListProvidersHandler(providers),
+			ChannelForUse: query.NewChannelForUseHandler(repo),
 		},
 	}
 }

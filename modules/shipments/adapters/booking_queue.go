@@ -1,0 +1,52 @@
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/modules/shipments/app/command"
+	"shipd/platform/clock"
+)
+
+// BookingQueue hands out shipments due for booking. A claim is a lease: a
+// worker that dies mid-call loses it when it expires and another instance
+// takes the shipment again.
+type BookingQueue struct {
+	db    *sqlx.DB
+	clock clock.Clock
+}
+
+// NewBookingQueue returns the queue.
+func NewBookingQueue(db *sqlx.DB, clk clock.Clock) *BookingQueue {
+	return &BookingQueue{db: db, clock: clk}
+}
+
+var _ command.BookingQueue = (*BookingQueue)(nil)
+
+// Claim leases up to limit due shipments for lease, skipping rows another
+// instance is claiming at the same moment.
+func (q *BookingQueue) Claim(ctx context.Context, limit int, lease time.Duration) ([]command.BookingClaim, error) {
+	now := q.clock.Now()
+	var claims []command.BookingClaim
+	err := q.db.SelectContext(ctx, &claims, `
+		UPDATE shipments.shipments s SET lease_until = $2, attempts = s.attempts + 1
+		FROM (SELECT id FROM shipments.shipments
+		      WHERE booking_due AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+		      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+		WHERE s.id = due.id
+		RETURNING s.id, s.attempts`, now, now.Add(lease), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claiming bookings: %w", err)
+	}
+	return claims, nil
+}
+
+// Retry gives the lease back and schedules the next attempt.
+func (q *BookingQueue) Retry(ctx context.Context, id string, after time.Duration) error {
+	_, err := q.db.ExecContext(ctx, `UPDATE shipments.shipments SET lease_until = NULL, next_attempt_at = $2
+		WHERE id = $1 AND booking_due`, id, q.clock.Now().Add(after))
+	return err
+}

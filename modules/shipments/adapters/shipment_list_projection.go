@@ -1,0 +1,99 @@
+package adapters
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/modules/shipments/contract"
+	"shipd/platform/messaging"
+)
+
+// ShipmentListProjection builds shipments.shipment_list and its counters
+// from the module's events.
+type ShipmentListProjection struct{}
+
+// NewShipmentListProjection returns the projection.
+func NewShipmentListProjection() *ShipmentListProjection { return &ShipmentListProjection{} }
+
+// Register subscribes the projection to every shipment event. Events of one
+// shipment arrive on several topics, so each is applied only when newer
+// than the row (version guard); a delete leaves a tombstone.
+func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
+	return errors.Join(
+		messaging.OnEvent(bus, "shipments.shipment_list.on_requested", func(ctx context.Context, e *contract.ShipmentRequested) error {
+			return p.apply(ctx, e.ShipmentEvent, false)
+		}),
+		messaging.OnEvent(bus, "shipments.shipment_list.on_created", func(ctx context.Context, e *contract.ShipmentCreated) error {
+			return p.apply(ctx, e.ShipmentEvent, false)
+		}),
+		messaging.OnEvent(bus, "shipments.shipment_list.on_updated", func(ctx context.Context, e *contract.ShipmentUpdated) error {
+			return p.apply(ctx, e.ShipmentEvent, false)
+		}),
+		messaging.OnEvent(bus, "shipments.shipment_list.on_status_changed", func(ctx context.Context, e *contract.ShipmentStatusChanged) error {
+			return p.apply(ctx, e.ShipmentEvent, false)
+		}),
+		messaging.OnEvent(bus, "shipments.shipment_list.on_deleted", func(ctx context.Context, e *contract.ShipmentDeleted) error {
+			return p.apply(ctx, e.ShipmentEvent, true)
+		}),
+	)
+}
+
+type listKey struct {
+	Version   int    `db:"version"`
+	Deleted   bool   `db:"deleted"`
+	Status    string `db:"status"`
+	ChannelID string `db:"channel_id"`
+}
+
+func (p *ShipmentListProjection) apply(ctx context.Context, e contract.ShipmentEvent, deleted bool) error {
+	tx, err := messaging.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	sh := e.Shipment
+	var old listKey
+	err = tx.GetContext(ctx, &old, `SELECT version, deleted, status, channel_id FROM shipments.shipment_list WHERE id = $1 FOR UPDATE`, sh.ID)
+	existed := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if existed && old.Version >= e.Version {
+		return nil // an older or repeated event
+	}
+	record, err := json.Marshal(sh.Summary())
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `
+		INSERT INTO shipments.shipment_list (id, account_id, version, deleted, status, channel_id, reference_number, provider_shipment_id, created_at, record)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, status = excluded.status,
+			reference_number = excluded.reference_number, provider_shipment_id = excluded.provider_shipment_id, record = excluded.record`,
+		sh.ID, e.AccountID, e.Version, deleted, sh.Status, sh.ShippingChannelID, sh.ReferenceNumber, sh.ProviderShipmentID, sh.CreatedAt, record)
+	if err != nil {
+		return fmt.Errorf("projecting shipment %s v%d: %w", sh.ID, e.Version, err)
+	}
+	if existed && !old.Deleted {
+		if err := count(ctx, tx, e.AccountID, old.Status, old.ChannelID, -1); err != nil {
+			return err
+		}
+	}
+	if !deleted {
+		return count(ctx, tx, e.AccountID, sh.Status, sh.ShippingChannelID, 1)
+	}
+	return nil
+}
+
+func count(ctx context.Context, tx *sqlx.Tx, account, status, channel string, delta int) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO shipments.shipment_counts (account_id, status, channel_id, n) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (account_id, status, channel_id) DO UPDATE SET n = shipment_counts.n + excluded.n`, account, status, channel, delta)
+	if err != nil {
+		return fmt.Errorf("counting shipments: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	channels "shipd/modules/channels/contract"
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/carrier"
+	"shipd/platform/clock"
+	"shipd/platform/fault"
+)
+
+// carrierTimeout bounds one call to a carrier; the booking lease outlasts it.
+const carrierTimeout = 30 * time.Second
+
+// ErrCarrierUnavailable means the booking should be tried again later.
+var ErrCarrierUnavailable = errors.New("carrier unavailable")
+
+// BookShipmentHandler asks the carrier to create a pending shipment. The
+// booking worker runs it outside any transaction.
+type BookShipmentHandler struct {
+	repo      domain.Repository
+	channels  channels.Channels
+	providers *carrier.Registry
+	labels    LabelMerger
+	clock     clock.Clock
+}
+
+// NewBookShipmentHandler returns the handler.
+func NewBookShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, labels LabelMerger, clk clock.Clock) BookShipmentHandler {
+	return BookShipmentHandler{repo: repo, channels: ch, providers: providers, labels: labels, clock: clk}
+}
+
+// Handle books the shipment: the carrier's answer (created with tracking
+// numbers and a merged label, or refused with its reasons) is recorded in a
+// new short transaction with its events. A carrier that cannot be reached
+// returns ErrCarrierUnavailable and changes nothing. giveUp turns that
+// into a final refusal (the worker's last attempt).
+func (h BookShipmentHandler) Handle(ctx context.Context, shipmentID string, giveUp bool) error {
+	sh, err := h.repo.Get(ctx, shipmentID)
+	if fault.Is(err, fault.KindNotFound) {
+		return nil // deleted meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	if !sh.AwaitsCarrier() {
+		return nil // already decided (another instance, or a redelivery)
+	}
+	st := sh.State()
+	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
+	if err != nil || !ch.Active() {
+		return h.reject(ctx, shipmentID, []domain.Problem{{Field: "shipping_channel_id", Message: "the shipping channel is no longer active"}})
+	}
+	p, _ := h.providers.Get(ch.Provider)
+	shipper, ok := p.(carrier.Shipper)
+	if !ok {
+		return h.reject(ctx, shipmentID, []domain.Problem{{Field: "shipping_channel_id", Message: "provider " + ch.Provider + " cannot create shipments"}})
+	}
+	callCtx, cancel := context.WithTimeout(ctx, carrierTimeout)
+	defer cancel()
+	created, err := shipper.CreateShipment(callCtx, carrier.Settings(ch.Settings), request(st))
+	if problems, rejected := rejectionProblems(err); rejected {
+		return h.reject(ctx, shipmentID, problems)
+	}
+	if err != nil {
+		return h.unavailable(ctx, shipmentID, giveUp, err)
+	}
+	label, err := h.mergedLabel(callCtx, shipper, ch.Settings, created, st.LabelFormat)
+	if err != nil {
+		return h.unavailable(ctx, shipmentID, giveUp, err)
+	}
+	now := h.clock.Now()
+	_, err = h.repo.Update(ctx, shipmentID, func(sh *domain.Shipment) ([]domain.Event, error) {
+		if !sh.AwaitsCarrier() {
+			return nil, nil
+		}
+		before := sh.Status()
+		if err := sh.Booked(created.ProviderShipmentID, created.TrackingNumbers, created.Price.Minor, created.Price.Currency, label, now); err != nil {
+			return nil, err
+		}
+		events := []domain.Event{contract.ShipmentCreated{ShipmentEvent: shipmentEvent(sh, now)}}
+		return withStatusChange(events, sh, before, now), nil
+	})
+	return err
+}
+
+func (h BookShipmentHandler) unavailable(ctx context.Context, id string, giveUp bool, cause error) error {
+	if giveUp {
+		return h.reject(ctx, id, []domain.Problem{{Message: "the carrier could not be reached; gave up after repeated attempts (" + cause.Error() + ")"}})
+	}
+	return fmt.Errorf("%w: %v", ErrCarrierUnavailable, cause)
+}
+
+func (h BookShipmentHandler) reject(ctx context.Context, id string, problems []domain.Problem) error {
+	now := h.clock.Now()
+	_, err := h.repo.Update(ctx, id, func(sh *domain.Shipment) ([]domain.Event, error) {
+		if !sh.AwaitsCarrier() {
+			return nil, nil
+		}
+		sh.Rejected(problems, now)
+		return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}, nil
+	})
+	if fault.Is(err, fault.KindNotFound) {
+		return nil
+	}
+	return err
+}
+
+// mergedLabel joins the carrier's per-parcel labels into one file.
+func (h BookShipmentHandler) mergedLabel(ctx context.Context, shipper carrier.Shipper, settings map[string]any, created carrier.CreatedShipment, format string) (domain.Label, error) {
+	labels := created.Labels
+	if len(labels) == 0 {
+		var err error
+		labels, err = shipper.Labels(ctx, carrier.Settings(settings), carrier.ShipmentRef{
+			ProviderShipmentID: created.ProviderShipmentID, TrackingNumbers: created.TrackingNumbers}, format)
+		if err != nil {
+			return domain.Label{}, fmt.Errorf("fetching labels: %w", err)
+		}
+	}
+	parts := make([][]byte, len(labels))
+	for i, l := range labels {
+		parts[i] = l.Data
+	}
+	data, err := h.labels.Merge(format, parts)
+	if err != nil {
+		return domain.Label{}, fmt.Errorf("merging labels: %w", err)
+	}
+	return domain.Label{Format: format, MIMEType: h.labels.MIMEType(format), Data: data}, nil
+}
+
+// rejectionProblems turns a carrier's refusal into problems.
+func rejectionProblems(err error) ([]domain.Problem, bool) {
+	var many carrier.Rejections
+	if errors.As(err, &many) {
+		out := make([]domain.Problem, len(many))
+		for i, r := range many {
+			out[i] = domain.Problem{Field: r.Field, Message: r.Message}
+		}
+		return out, true
+	}
+	var one *carrier.Rejection
+	if errors.As(err, &one) {
+		return []domain.Problem{{Field: one.Field, Message: one.Message}}, true
+	}
+	return nil, false
+}
+
+// request translates a shipment into the carrier port's terms.
+func request(st domain.State) carrier.ShipmentRequest {
+	req := carrier.ShipmentRequest{
+		Reference: st.ReferenceNumber, ProductType: st.ProductType, LabelFormat: st.LabelFormat,
+		Sender:      carrier.Contact{CompanyName: st.Sender.CompanyName, FirstName: st.Sender.FirstName, LastName: st.Sender.LastName, Email: st.Sender.EmailAddress, Phone: st.Sender.PhoneNumber},
+		Recipient:   carrier.Contact{CompanyName: st.Recipient.CompanyName, FirstName: st.Recipient.FirstName, LastName: st.Recipient.LastName, Email: st.Recipient.EmailAddress, Phone: st.Recipient.PhoneNumber},
+		Origin:      address(st.Origin),
+		Destination: address(st.Destination),
+	}
+	if d, err := time.Parse(time.DateOnly, st.ShippingDate); err == nil {
+		req.ShippingDate = d
+	}
+	for _, p := range st.Parcels {
+		req.Parcels = append(req.Parcels, carrier.Parcel{Type: p.ParcelType, Length: p.LengthDimension, Width: p.WidthDimension,
+			Height: p.HeightDimension, DimensionUnit: p.DimensionUnit, Weight: p.WeightAmount, WeightUnit: p.WeightUnit})
+	}
+	if st.COD != nil {
+		req.COD = &carrier.Money{Minor: st.COD.AmountMinor, Currency: st.COD.Currency}
+	}
+	return req
+}
+
+func address(a domain.Address) carrier.Address {
+	return carrier.Address{StreetName: a.StreetName, HouseNumber: a.HouseNumber, ApartmentNumber: a.ApartmentNumber,
+		City: a.CityName, PostalCode: a.PostalCode, CountryCode: a.CountryCode}
+}

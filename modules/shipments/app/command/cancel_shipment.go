@@ -1,0 +1,92 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	channels "shipd/modules/channels/contract"
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/carrier"
+	"shipd/platform/clock"
+	"shipd/platform/fault"
+)
+
+// CancelShipment asks the carrier to cancel a created shipment.
+type CancelShipment struct {
+	AccountID string
+	ID        string
+}
+
+// CancelShipmentHandler cancels shipments with their carrier.
+type CancelShipmentHandler struct {
+	repo      domain.Repository
+	channels  channels.Channels
+	providers *carrier.Registry
+	clock     clock.Clock
+}
+
+// NewCancelShipmentHandler returns the handler.
+func NewCancelShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock) CancelShipmentHandler {
+	return CancelShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk}
+}
+
+// Handle calls the carrier outside any transaction, then records the
+// cancellation: status cancelled, shipment.updated and status_changed.
+func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) (contract.Shipment, error) {
+	sh, err := h.repo.Get(ctx, cmd.ID)
+	if err != nil {
+		return contract.Shipment{}, err
+	}
+	if !sh.BelongsTo(cmd.AccountID) {
+		return contract.Shipment{}, errForeign
+	}
+	if err := sh.CheckCancel(); err != nil {
+		return contract.Shipment{}, err
+	}
+	st := sh.State()
+	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
+	if err != nil {
+		return contract.Shipment{}, fault.Field("shipping_channel_id", "the shipment's channel is gone; it cannot be cancelled through shipd")
+	}
+	p, _ := h.providers.Get(ch.Provider)
+	shipper, ok := p.(carrier.Shipper)
+	if !ok {
+		return contract.Shipment{}, fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot cancel shipments")
+	}
+	callCtx, cancel := context.WithTimeout(ctx, carrierTimeout)
+	defer cancel()
+	err = shipper.CancelShipment(callCtx, carrier.Settings(ch.Settings), carrier.ShipmentRef{ProviderShipmentID: st.ProviderShipmentID, TrackingNumbers: trackingNumbers(st)})
+	var rejection *carrier.Rejection
+	if errors.As(err, &rejection) {
+		return contract.Shipment{}, fault.Field("status", "the carrier refused to cancel: "+rejection.Message)
+	}
+	if err != nil {
+		slog.WarnContext(ctx, "carrier unavailable during cancel", "shipment_id", st.ID, "provider", ch.Provider, "err", err)
+		return contract.Shipment{}, fault.Unavailable("The carrier " + ch.Provider + " could not be reached; the shipment was not cancelled. Try again later.")
+	}
+	now := h.clock.Now()
+	saved, err := h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
+		before := sh.Status()
+		if err := sh.Cancelled(now); err != nil {
+			return nil, err
+		}
+		events := []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}
+		return withStatusChange(events, sh, before, now), nil
+	})
+	if err != nil {
+		return contract.Shipment{}, err
+	}
+	return Record(saved.State()), nil
+}
+
+func trackingNumbers(st domain.State) []string {
+	var out []string
+	for _, p := range st.Parcels {
+		if p.TrackingNumber != nil {
+			out = append(out, *p.TrackingNumber)
+		}
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+package command
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	channels "shipd/modules/channels/contract"
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/carrier"
+	"shipd/platform/clock"
+	"shipd/platform/fault"
+	"shipd/platform/ids"
+)
+
+// CreateShipment is a checked request for a new shipment. LabelFormat may be
+// empty (the channel's default, else pdf); COD is nil without cash on delivery.
+type CreateShipment struct {
+	AccountID string
+	Shipment  domain.State
+	COD       *carrier.Money
+}
+
+// CreateShipmentHandler accepts shipments and queues their booking.
+type CreateShipmentHandler struct {
+	repo      domain.Repository
+	channels  channels.Channels
+	providers *carrier.Registry
+	clock     clock.Clock
+}
+
+// NewCreateShipmentHandler returns the handler.
+func NewCreateShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock) CreateShipmentHandler {
+	return CreateShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk}
+}
+
+// Handle checks the request against its channel and carrier, switches to
+// the carrier's COD product when needed, and stores the shipment as pending;
+// the booking worker calls the carrier afterwards, outside this request.
+func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) (contract.Shipment, error) {
+	ch, err := h.channels.ChannelForUse(ctx, cmd.AccountID, cmd.Shipment.ChannelID)
+	if fault.Is(err, fault.KindNotFound) {
+		return contract.Shipment{}, fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
+	}
+	if err != nil {
+		return contract.Shipment{}, err
+	}
+	if !ch.Active() {
+		return contract.Shipment{}, fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
+	}
+	p, ok := h.providers.Get(ch.Provider)
+	if _, ships := p.(carrier.Shipper); !ok || !ships {
+		return contract.Shipment{}, fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot create shipments")
+	}
+	info := p.Info()
+	st := cmd.Shipment
+	errs := fault.FieldErrors{}
+	st.LabelFormat = labelFormat(st.LabelFormat, ch.Settings)
+	if !slices.Contains(info.LabelFormats, st.LabelFormat) {
+		errs.Add("label_format", "provider "+info.Code+" prints only: "+strings.Join(info.LabelFormats, ", "))
+	}
+	st.ProductType = productType(info, ch.Settings)
+	if cmd.COD != nil {
+		cod, problem := codProduct(info, st.ProductType)
+		if problem != "" {
+			errs.Add("cash_on_delivery_amount", problem)
+		}
+		st.ProductType = cod
+		st.COD = &domain.CashOnDelivery{AmountMinor: cmd.COD.Minor, Currency: cmd.COD.Currency}
+	}
+	if err := errs.Err(); err != nil {
+		return contract.Shipment{}, err
+	}
+	now := h.clock.Now()
+	st.ID = ids.NewAt(ids.Shipment, now)
+	st.AccountID = cmd.AccountID
+	st.Provider = info.Code
+	sh := domain.New(st, now)
+	if err := h.repo.Add(ctx, sh, contract.ShipmentRequested{ShipmentEvent: shipmentEvent(sh, now)}); err != nil {
+		return contract.Shipment{}, err
+	}
+	return Record(sh.State()), nil
+}
+
+// labelFormat is the request's format, else the channel's default, else pdf.
+func labelFormat(requested string, settings map[string]any) string {
+	if requested != "" {
+		return strings.ToLower(requested)
+	}
+	if d, ok := settings["defaultLabelFormat"].(string); ok && d != "" {
+		return strings.ToLower(d)
+	}
+	return "pdf"
+}
+
+// productType is the channel's product, else the provider's first.
+func productType(info carrier.ProviderInfo, settings map[string]any) string {
+	if p, ok := settings["productType"].(string); ok && p != "" {
+		return p
+	}
+	if len(info.ProductTypes) > 0 {
+		return info.ProductTypes[0].Code
+	}
+	return ""
+}
+
+// codProduct returns the product that carries cash on delivery for product,
+// or why there is none.
+func codProduct(info carrier.ProviderInfo, product string) (string, string) {
+	if !info.SupportsCOD {
+		return product, "provider " + info.Code + " does not support cash on delivery"
+	}
+	for _, p := range info.ProductTypes {
+		if p.Code != product {
+			continue
+		}
+		switch {
+		case p.CODProduct != "":
+			return p.CODProduct, ""
+		case p.SupportsCOD:
+			return product, ""
+		default:
+			return product, "product " + product + " of provider " + info.Code + " does not support cash on delivery"
+		}
+	}
+	return product, ""
+}

@@ -1,0 +1,83 @@
+package command
+
+import (
+	"context"
+
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/clock"
+	"shipd/platform/fault"
+)
+
+var errForeign = fault.Forbidden("This shipment belongs to another account.")
+
+// UpdateShipment changes what may change after creation; nil is unchanged.
+type UpdateShipment struct {
+	AccountID       string
+	ID              string
+	ReferenceNumber *string
+	Metadata        map[string]any
+	EnableTracking  *bool
+}
+
+// UpdateShipmentHandler applies edits.
+type UpdateShipmentHandler struct {
+	repo  domain.Repository
+	clock clock.Clock
+}
+
+// NewUpdateShipmentHandler returns the handler.
+func NewUpdateShipmentHandler(repo domain.Repository, clk clock.Clock) UpdateShipmentHandler {
+	return UpdateShipmentHandler{repo: repo, clock: clk}
+}
+
+// Handle saves the edit and publishes shipment.updated when anything changed.
+func (h UpdateShipmentHandler) Handle(ctx context.Context, cmd UpdateShipment) (contract.Shipment, error) {
+	now := h.clock.Now()
+	sh, err := h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
+		if !sh.BelongsTo(cmd.AccountID) {
+			return nil, errForeign
+		}
+		if !sh.Edit(cmd.ReferenceNumber, cmd.Metadata, cmd.EnableTracking, now) {
+			return nil, nil
+		}
+		return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}, nil
+	})
+	if err != nil {
+		return contract.Shipment{}, err
+	}
+	return Record(sh.State()), nil
+}
+
+// DeleteShipment asks to delete a shipment the carrier did not create.
+type DeleteShipment struct {
+	AccountID string
+	ID        string
+}
+
+// DeleteShipmentHandler deletes shipments.
+type DeleteShipmentHandler struct {
+	repo  domain.Repository
+	clock clock.Clock
+}
+
+// NewDeleteShipmentHandler returns the handler.
+func NewDeleteShipmentHandler(repo domain.Repository, clk clock.Clock) DeleteShipmentHandler {
+	return DeleteShipmentHandler{repo: repo, clock: clk}
+}
+
+// Handle deletes the shipment and publishes shipment.deleted. A booking in
+// flight (leased by a worker) cannot be deleted: the repository refuses.
+func (h DeleteShipmentHandler) Handle(ctx context.Context, cmd DeleteShipment) error {
+	now := h.clock.Now()
+	return h.repo.Delete(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
+		if !sh.BelongsTo(cmd.AccountID) {
+			return nil, errForeign
+		}
+		if err := sh.CheckDelete(); err != nil {
+			return nil, err
+		}
+		sh.Touch(now)
+		return []domain.Event{contract.ShipmentDeleted{ShipmentEvent: shipmentEvent(sh, now)}}, nil
+	})
+}

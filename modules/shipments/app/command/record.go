@@ -1,0 +1,72 @@
+// Package command holds the shipments module's write use cases.
+package command
+
+import (
+	"time"
+
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/carrier"
+)
+
+// Record is the public view of a shipment.
+func Record(s domain.State) contract.Shipment {
+	rec := contract.Shipment{
+		ID: s.ID, ReferenceNumber: s.ReferenceNumber, ShippingChannelID: s.ChannelID, Status: string(s.Status),
+		Provider: s.Provider, ProductType: s.ProductType, IsSuccessful: s.IsSuccessful, HasLabel: s.HasLabel,
+		LabelFormat: s.LabelFormat, ShippingDate: s.ShippingDate,
+		SenderContact: contract.Contact(s.Sender), RecipientContact: contract.Contact(s.Recipient),
+		OriginAddress: contract.Address(s.Origin), DestinationAddress: contract.Address(s.Destination),
+		Metadata: s.Metadata, EnableTracking: s.EnableTracking, AdditionalServices: s.AdditionalServices,
+		TrackingParcelIDs: s.TrackingParcelIDs, CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(),
+		Parcels: make([]contract.Parcel, len(s.Parcels)), Errors: make([]contract.Problem, len(s.Errors)),
+	}
+	for i, p := range s.Parcels {
+		rec.Parcels[i] = contract.Parcel(p)
+	}
+	for i, p := range s.Errors {
+		rec.Errors[i] = contract.Problem{Message: p.Message}
+		if p.Field != "" {
+			f := p.Field
+			rec.Errors[i].Field = &f
+		}
+	}
+	if s.ProviderShipmentID != "" {
+		id := s.ProviderShipmentID
+		rec.ProviderShipmentID = &id
+	}
+	if s.TotalPriceMinor != nil {
+		price := carrier.Money{Minor: *s.TotalPriceMinor, Currency: s.Currency}.Float()
+		cur := s.Currency
+		rec.TotalPrice, rec.Currency = &price, &cur
+	}
+	if s.COD != nil {
+		rec.CashOnDelivery = &contract.CashOnDelivery{
+			Amount:      carrier.Money{Minor: s.COD.AmountMinor, Currency: s.COD.Currency}.Float(),
+			Currency:    s.COD.Currency,
+			CollectedAt: utc(s.COD.CollectedAt),
+		}
+	}
+	return rec
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func shipmentEvent(sh *domain.Shipment, now time.Time) contract.ShipmentEvent {
+	s := sh.State()
+	return contract.ShipmentEvent{AccountID: s.AccountID, Version: s.Version, OccurredAt: now, Shipment: Record(s)}
+}
+
+// withStatusChange appends status_changed when the status moved.
+func withStatusChange(events []domain.Event, sh *domain.Shipment, before domain.Status, now time.Time) []domain.Event {
+	if sh.Status() == before {
+		return events
+	}
+	return append(events, contract.ShipmentStatusChanged{ShipmentEvent: shipmentEvent(sh, now), PreviousStatus: string(before)})
+}

@@ -1,0 +1,76 @@
+// Package query holds the shipments module's read use cases.
+package query
+
+import (
+	"context"
+
+	"shipd/modules/shipments/app/command"
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/fault"
+)
+
+var errForeign = fault.Forbidden("This shipment belongs to another account.")
+
+// GetShipment asks for one shipment of an account.
+type GetShipment struct {
+	AccountID string
+	ID        string
+}
+
+// GetShipmentHandler reads the write model, so a client sees its own write
+// at once.
+type GetShipmentHandler struct {
+	repo domain.Repository
+}
+
+// NewGetShipmentHandler returns the handler.
+func NewGetShipmentHandler(repo domain.Repository) GetShipmentHandler {
+	return GetShipmentHandler{repo: repo}
+}
+
+// Handle returns the shipment's record.
+func (h GetShipmentHandler) Handle(ctx context.Context, q GetShipment) (contract.Shipment, error) {
+	sh, err := h.repo.Get(ctx, q.ID)
+	if err != nil {
+		return contract.Shipment{}, err
+	}
+	if !sh.BelongsTo(q.AccountID) {
+		return contract.Shipment{}, errForeign
+	}
+	return command.Record(sh.State()), nil
+}
+
+// ShipmentLabel is a shipment's merged label.
+type ShipmentLabel struct {
+	Shipment contract.Shipment
+	Label    domain.Label
+}
+
+// GetLabelHandler returns the merged label of a shipment.
+type GetLabelHandler struct {
+	repo domain.Repository
+}
+
+// NewGetLabelHandler returns the handler.
+func NewGetLabelHandler(repo domain.Repository) GetLabelHandler { return GetLabelHandler{repo: repo} }
+
+// Handle returns the label, or 404 label_not_available before it exists.
+func (h GetLabelHandler) Handle(ctx context.Context, q GetShipment) (ShipmentLabel, error) {
+	sh, err := h.repo.Get(ctx, q.ID)
+	if err != nil {
+		return ShipmentLabel{}, err
+	}
+	if !sh.BelongsTo(q.AccountID) {
+		return ShipmentLabel{}, errForeign
+	}
+	label, err := h.repo.Label(ctx, q.ID)
+	if err != nil {
+		return ShipmentLabel{}, err
+	}
+	if label == nil {
+		return ShipmentLabel{}, &fault.Error{Kind: fault.KindNotFound, Code: "label_not_available",
+			Message: "The label is not available: the carrier has not created this shipment (status " + string(sh.Status()) + ")."}
+	}
+	return ShipmentLabel{Shipment: command.Record(sh.State()), Label: *label}, nil
+}

@@ -1,0 +1,99 @@
+// Package contract is the shipments module's published language: the
+// shipment record and the events it publishes.
+package contract
+
+import "time"
+
+// Shipment is the full public record of a shipment.
+type Shipment struct {
+	ID                 string          `json:"id"`
+	ReferenceNumber    string          `json:"reference_number"`
+	ShippingChannelID  string          `json:"shipping_channel_id"`
+	ProviderShipmentID *string         `json:"provider_shipment_id"`
+	Status             string          `json:"status"`
+	TotalPrice         *float64        `json:"total_price"`
+	Currency           *string         `json:"currency"`
+	Provider           string          `json:"provider"`
+	ProductType        string          `json:"product_type"`
+	IsSuccessful       *bool           `json:"is_successful"`
+	HasLabel           bool            `json:"has_label"`
+	LabelFormat        string          `json:"label_format"`
+	ShippingDate       string          `json:"shipping_date"`
+	SenderContact      Contact         `json:"sender_contact"`
+	RecipientContact   Contact         `json:"recipient_contact"`
+	OriginAddress      Address         `json:"origin_address"`
+	DestinationAddress Address         `json:"destination_address"`
+	Parcels            []Parcel        `json:"parcels"`
+	CashOnDelivery     *CashOnDelivery `json:"cash_on_delivery"`
+	Metadata           map[string]any  `json:"metadata"`
+	EnableTracking     bool            `json:"enable_tracking"`
+	AdditionalServices []string        `json:"additional_services"`
+	Errors             []Problem       `json:"errors"`
+	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
+	CreatedAt          time.Time       `json:"created_at"`
+	UpdatedAt          time.Time       `json:"updated_at"`
+}
+
+// Contact is a sender or recipient.
+type Contact struct {
+	CompanyName  string `json:"company_name"`
+	FirstName    string `json:"first_name"`
+	LastName     string `json:"last_name"`
+	EmailAddress string `json:"email_address"`
+	PhoneNumber  string `json:"phone_number"`
+}
+
+// Address is a postal address.
+type Address struct {
+	StreetName      string `json:"street_name"`
+	HouseNumber     string `json:"house_number"`
+	ApartmentNumber string `json:"apartment_number"`
+	CityName        string `json:"city_name"`
+	PostalCode      string `json:"postal_code"`
+	CountryCode     string `json:"country_code"`
+}
+
+// Parcel is one box, with its tracking number once the carrier gave one.
+type Parcel struct {
+	ParcelType      string  `json:"parcel_type"`
+	LengthDimension float64 `json:"length_dimension"`
+	WidthDimension  float64 `json:"width_dimension"`
+	HeightDimension float64 `json:"height_dimension"`
+	DimensionUnit   string  `json:"dimension_unit"`
+	WeightAmount    float64 `json:"weight_amount"`
+	WeightUnit      string  `json:"weight_unit"`
+	TrackingNumber  *string `json:"tracking_number"`
+}
+
+// CashOnDelivery is the amount the carrier collects, and when it did.
+type CashOnDelivery struct {
+	Amount      float64    `json:"amount"`
+	Currency    string     `json:"currency"`
+	CollectedAt *time.Time `json:"collected_at"`
+}
+
+// Problem is one reason the carrier refused the shipment.
+type Problem struct {
+	Field   *string `json:"field"`
+	Message string  `json:"message"`
+}
+
+// Summary is the list item of a shipment.
+type Summary struct {
+	ID                 string    `json:"id"`
+	ReferenceNumber    string    `json:"reference_number"`
+	ShippingChannelID  string    `json:"shipping_channel_id"`
+	ProviderShipmentID *string   `json:"provider_shipment_id"`
+	Status             string    `json:"status"`
+	TotalPrice         *float64  `json:"total_price"`
+	Currency           *string   `json:"currency"`
+	CreatedAt          time.Time `json:"created_at"`
+	UpdatedAt          time.Time `json:"updated_at"`
+}
+
+// Summary returns the list item of the record.
+func (s Shipment) Summary() Summary {
+	return Summary{ID: s.ID, ReferenceNumber: s.ReferenceNumber, ShippingChannelID: s.ShippingChannelID,
+		ProviderShipmentID: s.ProviderShipmentID, Status: s.Status, TotalPrice: s.TotalPrice, Currency: s.Currency,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+}

@@ -1,0 +1,192 @@
+// Package domain is the shipment: parcels sent through a carrier, with their
+// tracking numbers, label and lifecycle. Pure Go.
+package domain
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"shipd/platform/fault"
+)
+
+// State is everything a shipment is; repositories keep it as it is.
+type State struct {
+	ID                 string          `json:"id"`
+	AccountID          string          `json:"account_id"`
+	ChannelID          string          `json:"shipping_channel_id"`
+	Provider           string          `json:"provider"`
+	ProductType        string          `json:"product_type"`
+	LabelFormat        string          `json:"label_format"`
+	ReferenceNumber    string          `json:"reference_number"`
+	ShippingDate       string          `json:"shipping_date"` // YYYY-MM-DD
+	Sender             Contact         `json:"sender_contact"`
+	Recipient          Contact         `json:"recipient_contact"`
+	Origin             Address         `json:"origin_address"`
+	Destination        Address         `json:"destination_address"`
+	Parcels            []Parcel        `json:"parcels"`
+	COD                *CashOnDelivery `json:"cash_on_delivery"`
+	Metadata           map[string]any  `json:"metadata"`
+	EnableTracking     bool            `json:"enable_tracking"`
+	AdditionalServices []string        `json:"additional_services"`
+	Status             Status          `json:"status"`
+	IsSuccessful       *bool           `json:"is_successful"` // nil while the carrier has not answered
+	Errors             []Problem       `json:"errors"`
+	ProviderShipmentID string          `json:"provider_shipment_id"`
+	TotalPriceMinor    *int64          `json:"total_price_minor"`
+	Currency           string          `json:"currency"`
+	HasLabel           bool            `json:"has_label"`
+	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
+	Version            int             `json:"version"`
+	CreatedAt          time.Time       `json:"created_at"`
+	UpdatedAt          time.Time       `json:"updated_at"`
+}
+
+// Shipment is the aggregate.
+type Shipment struct {
+	s        State
+	newLabel *Label
+}
+
+// New starts a pending shipment from a checked request.
+func New(s State, now time.Time) *Shipment {
+	s.Status = StatusPending
+	s.IsSuccessful = nil
+	s.Version = 1
+	s.CreatedAt, s.UpdatedAt = now, now
+	if s.Metadata == nil {
+		s.Metadata = map[string]any{}
+	}
+	if s.AdditionalServices == nil {
+		s.AdditionalServices = []string{}
+	}
+	s.Errors = []Problem{}
+	s.TrackingParcelIDs = []string{}
+	return &Shipment{s: s}
+}
+
+// Restore rebuilds a shipment a repository kept.
+func Restore(s State) *Shipment { return &Shipment{s: s} }
+
+// State returns a copy of the shipment's state.
+func (sh *Shipment) State() State {
+	s := sh.s
+	s.Parcels = slices.Clone(sh.s.Parcels)
+	s.Metadata = maps.Clone(sh.s.Metadata)
+	s.Errors = slices.Clone(sh.s.Errors)
+	s.TrackingParcelIDs = slices.Clone(sh.s.TrackingParcelIDs)
+	s.AdditionalServices = slices.Clone(sh.s.AdditionalServices)
+	return s
+}
+
+// ID returns the shipment's id.
+func (sh *Shipment) ID() string { return sh.s.ID }
+
+// Status returns the shipment's status.
+func (sh *Shipment) Status() Status { return sh.s.Status }
+
+// BelongsTo reports whether the shipment is the account's.
+func (sh *Shipment) BelongsTo(accountID string) bool { return sh.s.AccountID == accountID }
+
+// AwaitsCarrier reports whether the carrier has yet to answer the booking.
+func (sh *Shipment) AwaitsCarrier() bool {
+	return sh.s.Status == StatusPending && sh.s.IsSuccessful == nil
+}
+
+// Booked records the carrier's acceptance: tracking numbers per parcel, its
+// shipment id and price, and the merged label.
+func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, priceMinor int64, currency string, label Label, now time.Time) error {
+	if !sh.AwaitsCarrier() {
+		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
+	}
+	if len(trackingNumbers) != len(sh.s.Parcels) {
+		return fault.Unavailable("the carrier returned " + itoa(len(trackingNumbers)) + " tracking numbers for " + itoa(len(sh.s.Parcels)) + " parcels")
+	}
+	for i := range sh.s.Parcels {
+		tn := trackingNumbers[i]
+		sh.s.Parcels[i].TrackingNumber = &tn
+	}
+	ok := true
+	sh.s.IsSuccessful = &ok
+	sh.s.Status = StatusCreated
+	sh.s.ProviderShipmentID = providerShipmentID
+	sh.s.TotalPriceMinor = &priceMinor
+	sh.s.Currency = currency
+	sh.s.HasLabel = true
+	sh.s.Errors = []Problem{}
+	sh.newLabel = &label
+	sh.touch(now)
+	return nil
+}
+
+// Rejected records the carrier's refusal; the shipment stays pending, not
+// successful, and may be deleted.
+func (sh *Shipment) Rejected(problems []Problem, now time.Time) {
+	no := false
+	sh.s.IsSuccessful = &no
+	sh.s.Errors = slices.Clone(problems)
+	sh.touch(now)
+}
+
+// CheckCancel says whether the shipment may be cancelled with the carrier.
+func (sh *Shipment) CheckCancel() error {
+	if sh.s.Status != StatusCreated {
+		return fault.Field("status", "only a created shipment can be cancelled; this one is "+string(sh.s.Status))
+	}
+	return nil
+}
+
+// Cancelled records that the carrier cancelled the shipment.
+func (sh *Shipment) Cancelled(now time.Time) error {
+	if err := sh.CheckCancel(); err != nil {
+		return err
+	}
+	sh.s.Status = StatusCancelled
+	sh.touch(now)
+	return nil
+}
+
+// Edit changes what the client may change after creation. It reports
+// whether anything changed.
+func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTracking *bool, now time.Time) bool {
+	changed := false
+	if reference != nil && *reference != sh.s.ReferenceNumber {
+		sh.s.ReferenceNumber = *reference
+		changed = true
+	}
+	if metadata != nil && !equalJSONMaps(metadata, sh.s.Metadata) {
+		sh.s.Metadata = maps.Clone(metadata)
+		changed = true
+	}
+	if enableTracking != nil && *enableTracking != sh.s.EnableTracking {
+		sh.s.EnableTracking = *enableTracking
+		changed = true
+	}
+	if changed {
+		sh.touch(now)
+	}
+	return changed
+}
+
+// CheckDelete allows deleting only a shipment the carrier did not create.
+func (sh *Shipment) CheckDelete() error {
+	if sh.s.IsSuccessful != nil && *sh.s.IsSuccessful {
+		return fault.Field("status", "a shipment the carrier created cannot be deleted; cancel it instead")
+	}
+	return nil
+}
+
+// Touch marks a change without other effect (e.g. a deletion's last version).
+func (sh *Shipment) Touch(now time.Time) { sh.touch(now) }
+
+func (sh *Shipment) touch(now time.Time) {
+	sh.s.Version++
+	sh.s.UpdatedAt = now
+}
+
+// TakeNewLabel returns the label recorded by Booked, once.
+func (sh *Shipment) TakeNewLabel() *Label {
+	l := sh.newLabel
+	sh.newLabel = nil
+	return l
+}

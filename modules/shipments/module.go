@@ -1,0 +1,61 @@
+// Package shipments is the shipments bounded context: parcels booked with a
+// carrier through a shipping channel, their tracking numbers and merged label.
+package shipments
+
+import (
+	"github.com/google/wire"
+	"github.com/gorilla/mux"
+
+	"shipd/modules/shipments/adapters"
+	"shipd/modules/shipments/app"
+	"shipd/modules/shipments/app/command"
+	"shipd/modules/shipments/app/query"
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/modules/shipments/ports"
+	"shipd/platform/messaging"
+	"shipd/platform/server"
+)
+
+// ProviderSet builds the module for the composition root. It needs a
+// channels contract.Channels and a command.LabelMerger from outside.
+var ProviderSet = wire.NewSet(
+	adapters.NewPostgresRepository,
+	wire.Bind(new(domain.Repository), new(*adapters.PostgresRepository)),
+	adapters.NewShipmentListReader,
+	wire.Bind(new(query.ShipmentList), new(*adapters.ShipmentListReader)),
+	adapters.NewShipmentListProjection,
+	adapters.NewBookingQueue,
+	wire.Bind(new(command.BookingQueue), new(*adapters.BookingQueue)),
+	app.New,
+	ports.NewHTTPServer,
+	ports.NewBookingWorker,
+	NewModule,
+)
+
+// Module is the shipments module as the server sees it.
+type Module struct {
+	http       ports.HTTPServer
+	projection *adapters.ShipmentListProjection
+	booking    *ports.BookingWorker
+}
+
+// NewModule assembles the module.
+func NewModule(http ports.HTTPServer, projection *adapters.ShipmentListProjection, booking *ports.BookingWorker) *Module {
+	return &Module{http: http, projection: projection, booking: booking}
+}
+
+// Name names the module in logs.
+func (m *Module) Name() string { return "shipments" }
+
+// RegisterRoutes adds the module's routes to the authenticated /v1 router.
+func (m *Module) RegisterRoutes(r *mux.Router) { m.http.Register(r) }
+
+// RegisterHandlers subscribes the module's event handlers.
+func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.projection.Register(bus) }
+
+// Topics are the event types the module publishes.
+func (m *Module) Topics() []string { return contract.EventTypes }
+
+// Workers are the module's background loops.
+func (m *Module) Workers() []server.Worker { return []server.Worker{m.booking} }

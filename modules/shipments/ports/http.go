@@ -1,0 +1,220 @@
+// Package ports is the shipments module's driving side: its HTTP routes and
+// the booking worker.
+package ports
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/mux"
+
+	"shipd/modules/shipments/app"
+	"shipd/modules/shipments/app/command"
+	"shipd/modules/shipments/app/query"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/auth"
+	"shipd/platform/clock"
+	"shipd/platform/config"
+	"shipd/platform/fault"
+	"shipd/platform/httpapi"
+	"shipd/platform/ids"
+)
+
+// HTTPServer serves /v1/shipments.
+type HTTPServer struct {
+	app     app.Application
+	baseURL string
+	clock   clock.Clock
+}
+
+// NewHTTPServer returns the HTTP port.
+func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
+	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
+}
+
+// Register adds the routes to the authenticated /v1 router.
+func (h HTTPServer) Register(r *mux.Router) {
+	r.Handle("/shipments", auth.Require(auth.ShipmentsWrite, h.create)).Methods(http.MethodPost)
+	r.Handle("/shipments", auth.Require(auth.ShipmentsRead, h.list)).Methods(http.MethodGet)
+	r.Handle("/shipments/{id}", auth.Require(auth.ShipmentsRead, h.get)).Methods(http.MethodGet)
+	r.Handle("/shipments/{id}", auth.Require(auth.ShipmentsWrite, h.update)).Methods(http.MethodPut, http.MethodPatch)
+	r.Handle("/shipments/{id}", auth.Require(auth.ShipmentsWrite, h.delete)).Methods(http.MethodDelete)
+	r.Handle("/shipments/{id}/cancel", auth.Require(auth.ShipmentsWrite, h.cancel)).Methods(http.MethodPost)
+	r.Handle("/shipments/{id}/label", auth.Require(auth.ShipmentsRead, h.label)).Methods(http.MethodGet)
+}
+
+func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	checked, err := req.check(h.clock.Now())
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	sh, err := h.app.Commands.CreateShipment.Handle(r.Context(), command.CreateShipment{
+		AccountID: principal(r).AccountID, Shipment: checked.state, COD: checked.cod})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipments/"+sh.ID)
+	httpapi.WriteData(w, http.StatusCreated, sh, "Shipment created successfully")
+}
+
+func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := httpapi.ParsePage(q)
+	errs := fault.FieldErrors{}
+	if fe, ok := fault.As(err); ok {
+		errs.Merge("", fe.Fields)
+	}
+	status := q.Get("status")
+	if status != "" && !domain.ValidStatus(status) {
+		errs.Add("status", "must be one of: pending, created, shipped, delivered, cancelled, returned")
+	}
+	search := q.Get("search")
+	if len(search) > 255 {
+		errs.Add("search", "must be at most 255 characters")
+	}
+	if err := errs.Err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	res, err := h.app.Queries.ListShipments.Handle(r.Context(), query.ListShipments{
+		AccountID: principal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
+		Offset: page.Offset(), Limit: page.PerPage,
+	})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+}
+
+func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
+	id, ok := shipmentID(w, r)
+	if !ok {
+		return
+	}
+	sh, err := h.app.Queries.GetShipment.Handle(r.Context(), query.GetShipment{AccountID: principal(r).AccountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, sh, "")
+}
+
+func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
+	id, ok := shipmentID(w, r)
+	if !ok {
+		return
+	}
+	var req updateRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	errs := httpapi.Validate(req)
+	var metadata map[string]any
+	if len(req.Metadata) > 0 && string(req.Metadata) != "null" {
+		if err := json.Unmarshal(req.Metadata, &metadata); err != nil || metadata == nil {
+			errs.Add("metadata", "must be an object")
+		}
+	}
+	if err := errs.Err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	sh, err := h.app.Commands.UpdateShipment.Handle(r.Context(), command.UpdateShipment{
+		AccountID: principal(r).AccountID, ID: id, ReferenceNumber: req.ReferenceNumber, Metadata: metadata, EnableTracking: req.EnableTracking})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, sh, "Shipment updated successfully")
+}
+
+func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
+	id, ok := shipmentID(w, r)
+	if !ok {
+		return
+	}
+	if err := h.app.Commands.DeleteShipment.Handle(r.Context(), command.DeleteShipment{AccountID: principal(r).AccountID, ID: id}); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
+	id, ok := shipmentID(w, r)
+	if !ok {
+		return
+	}
+	sh, err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: principal(r).AccountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, sh, "Shipment cancelled successfully")
+}
+
+// labelBody is the JSON answer of GET /v1/shipments/{id}/label.
+type labelBody struct {
+	ShipmentID         string    `json:"shipment_id"`
+	ReferenceNumber    string    `json:"reference_number"`
+	ProviderShipmentID *string   `json:"provider_shipment_id"`
+	Label              labelFile `json:"label"`
+}
+
+type labelFile struct {
+	Content  string `json:"content"`
+	Format   string `json:"format"`
+	MIMEType string `json:"mime_type"`
+	Size     int    `json:"size"`
+}
+
+func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
+	id, ok := shipmentID(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.app.Queries.GetLabel.Handle(r.Context(), query.GetShipment{AccountID: principal(r).AccountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	l := res.Label
+	if download, _ := strconv.ParseBool(r.URL.Query().Get("download")); download {
+		w.Header().Set("Content-Type", l.MIMEType)
+		w.Header().Set("Content-Disposition", `attachment; filename="`+id+"."+l.Format+`"`)
+		w.Header().Set("Content-Length", strconv.Itoa(len(l.Data)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(l.Data)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, labelBody{
+		ShipmentID: id, ReferenceNumber: res.Shipment.ReferenceNumber, ProviderShipmentID: res.Shipment.ProviderShipmentID,
+		Label: labelFile{Content: base64.StdEncoding.EncodeToString(l.Data), Format: l.Format, MIMEType: l.MIMEType, Size: len(l.Data)},
+	}, "Label retrieved successfully")
+}
+
+// shipmentID reads the path id; one that cannot be a shipment id is a 404.
+func shipmentID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := mux.Vars(r)["id"]
+	if !ids.HasPrefix(id, ids.Shipment) {
+		httpapi.WriteError(w, r, fault.NotFound("Shipment"))
+		return "", false
+	}
+	return id, true
+}
+
+func principal(r *http.Request) auth.Principal {
+	p, _ := auth.FromContext(r.Context())
+	return p
+}
