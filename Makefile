@@ -42,3 +42,8 @@ lint: vet
 
 clean:
 	rm -rf bin
+
+## bench: seed a million shipments, measure list latency and write throughput
+## against a raw-SQL baseline, and write architecture/benchmarks.md.
+bench:
+	$(GO) run ./cmd/shipd-bench -out architecture/benchmarks.md

@@ -30,10 +30,14 @@ CREATE TABLE shipments.labels (
 );
 
 -- One row per shipment shaped like the list summary, built from events
--- (version-guarded, tombstones for deletes).
+-- (version-guarded, tombstones for deletes). seq numbers an account's
+-- shipments densely in the order the read model first saw them (newest =
+-- highest): with the tombstones it lets a deep page be found by arithmetic
+-- instead of skipping a hundred thousand index entries.
 CREATE TABLE shipments.shipment_list (
     id                   text PRIMARY KEY,
     account_id           text NOT NULL,
+    seq                  bigint NOT NULL,
     version              integer NOT NULL,
     deleted              boolean NOT NULL DEFAULT false,
     status               text NOT NULL,
@@ -41,13 +45,20 @@ CREATE TABLE shipments.shipment_list (
     reference_number     text NOT NULL,
     provider_shipment_id text,
     created_at           timestamptz NOT NULL,
-    record               json NOT NULL
+    record               json NOT NULL,
+    CONSTRAINT shipment_list_seq_key UNIQUE (account_id, seq)
 );
-CREATE INDEX shipment_list_account_idx ON shipments.shipment_list (account_id, created_at DESC, id DESC) WHERE NOT deleted;
-CREATE INDEX shipment_list_status_idx ON shipments.shipment_list (account_id, status, created_at DESC, id DESC) WHERE NOT deleted;
-CREATE INDEX shipment_list_channel_idx ON shipments.shipment_list (account_id, channel_id, created_at DESC, id DESC) WHERE NOT deleted;
+CREATE INDEX shipment_list_status_idx ON shipments.shipment_list (account_id, status, seq DESC) WHERE NOT deleted;
+CREATE INDEX shipment_list_channel_idx ON shipments.shipment_list (account_id, channel_id, seq DESC) WHERE NOT deleted;
+CREATE INDEX shipment_list_deleted_idx ON shipments.shipment_list (account_id, seq) WHERE deleted;
 CREATE INDEX shipment_list_reference_idx ON shipments.shipment_list (account_id, reference_number text_pattern_ops) WHERE NOT deleted;
 CREATE INDEX shipment_list_provider_id_idx ON shipments.shipment_list (account_id, provider_shipment_id) WHERE NOT deleted;
+
+-- The last seq handed out per account.
+CREATE TABLE shipments.shipment_list_seq (
+    account_id text PRIMARY KEY,
+    last_seq   bigint NOT NULL
+);
 
 -- Live shipments per account, status and channel, kept by the projection so
 -- meta.total never counts a million rows.

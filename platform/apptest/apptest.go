@@ -66,6 +66,7 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 		MessagePollInterval: 10 * time.Millisecond,
 		WorkerPollInterval:  20 * time.Millisecond,
 		ShutdownTimeout:     5 * time.Second,
+		BookingConcurrency:  8,
 		LogWriter:           logs,
 	}}
 	for _, o := range opts {

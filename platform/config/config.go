@@ -32,6 +32,9 @@ type Config struct {
 	MessagePollInterval time.Duration `env:"MESSAGE_POLL_INTERVAL" envDefault:"50ms"`
 	// WorkerPollInterval is how often outbound workers look for due work.
 	WorkerPollInterval time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"200ms"`
+	// BookingConcurrency is how many carrier bookings one instance runs at
+	// once; 0 leaves booking to other instances (an API-only instance).
+	BookingConcurrency int `env:"BOOKING_CONCURRENCY" envDefault:"8"`
 	// ShutdownTimeout bounds the graceful shutdown of serve.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"15s"`
 	// LogWriter receives the JSON log; nil means standard error. Tests set it
@@ -71,6 +74,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.SlogLevel(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.BookingConcurrency < 0 || c.BookingConcurrency > 1000 {
+		errs = append(errs, errors.New("BOOKING_CONCURRENCY must be from 0 to 1000"))
 	}
 	if c.MessagePollInterval <= 0 || c.WorkerPollInterval <= 0 {
 		errs = append(errs, errors.New("MESSAGE_POLL_INTERVAL and WORKER_POLL_INTERVAL must be positive"))

@@ -69,12 +69,20 @@ func (p *ShipmentListProjection) apply(ctx context.Context, e contract.ShipmentE
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `
-		INSERT INTO shipments.shipment_list (id, account_id, version, deleted, status, channel_id, reference_number, provider_shipment_id, created_at, record)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-		ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, status = excluded.status,
-			reference_number = excluded.reference_number, provider_shipment_id = excluded.provider_shipment_id, record = excluded.record`,
-		sh.ID, e.AccountID, e.Version, deleted, sh.Status, sh.ShippingChannelID, sh.ReferenceNumber, sh.ProviderShipmentID, sh.CreatedAt, record)
+	if existed {
+		_, err = tx.ExecContext(ctx, `UPDATE shipments.shipment_list SET version = $2, deleted = $3, status = $4,
+			reference_number = $5, provider_shipment_id = $6, record = $7 WHERE id = $1`,
+			sh.ID, e.Version, deleted, sh.Status, sh.ReferenceNumber, sh.ProviderShipmentID, record)
+	} else {
+		_, err = tx.ExecContext(ctx, `
+			WITH next AS (
+				INSERT INTO shipments.shipment_list_seq (account_id, last_seq) VALUES ($2, 1)
+				ON CONFLICT (account_id) DO UPDATE SET last_seq = shipment_list_seq.last_seq + 1
+				RETURNING last_seq)
+			INSERT INTO shipments.shipment_list (id, account_id, seq, version, deleted, status, channel_id, reference_number, provider_shipment_id, created_at, record)
+			SELECT $1, $2, last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM next`,
+			sh.ID, e.AccountID, e.Version, deleted, sh.Status, sh.ShippingChannelID, sh.ReferenceNumber, sh.ProviderShipmentID, sh.CreatedAt, record)
+	}
 	if err != nil {
 		return fmt.Errorf("projecting shipment %s v%d: %w", sh.ID, e.Version, err)
 	}

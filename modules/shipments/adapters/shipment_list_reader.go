@@ -21,45 +21,126 @@ func NewShipmentListReader(db *sqlx.DB) *ShipmentListReader { return &ShipmentLi
 
 var _ query.ShipmentList = (*ShipmentListReader)(nil)
 
-const listWhere = `account_id = $1 AND NOT deleted AND ($2 = '' OR status = $2) AND ($3 = '' OR channel_id = $3)
-	AND ($4 = '' OR reference_number LIKE $5 OR provider_shipment_id = $4)`
-
-// List returns one page, newest first. The page's ids are found on the
-// index alone and then joined to their records (a deferred join), and the
-// total comes from the counters unless a search narrows it.
+// List returns one page, newest first (highest seq first), and the number of
+// all matches. Three shapes, each with a plan of its own:
+//   - no filter: the page's first seq is computed from the account's last seq
+//     and the tombstones above it, so page 5,000 costs what page 1 costs;
+//   - status or channel filter: the filter's (…, seq DESC) index with OFFSET;
+//   - search: the matches are found first (reference prefix index, provider
+//     id index), then sorted; they are few by nature.
 func (r *ShipmentListReader) List(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
-	prefix := escapeLike(q.Search) + "%"
-	args := []any{q.AccountID, q.Status, q.ChannelID, q.Search, prefix}
-	var page query.ShipmentPage
-	var err error
-	if q.Search == "" {
-		err = r.db.GetContext(ctx, &page.Total, `SELECT coalesce(sum(n), 0) FROM shipments.shipment_counts
-			WHERE account_id = $1 AND ($2 = '' OR status = $2) AND ($3 = '' OR channel_id = $3)`, q.AccountID, q.Status, q.ChannelID)
-	} else {
-		err = r.db.GetContext(ctx, &page.Total, `SELECT count(*) FROM shipments.shipment_list WHERE `+listWhere, args...)
+	switch {
+	case q.Search != "":
+		return r.search(ctx, q)
+	case q.Status == "" && q.ChannelID == "":
+		return r.unfiltered(ctx, q)
+	default:
+		return r.filtered(ctx, q)
 	}
-	if err != nil {
+}
+
+func (r *ShipmentListReader) unfiltered(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
+	page := query.ShipmentPage{Records: []json.RawMessage{}}
+	total, err := r.total(ctx, q)
+	if err != nil || q.Offset >= total {
+		page.Total = total
+		return page, err
+	}
+	page.Total = total
+	var last int64
+	if err := r.db.GetContext(ctx, &last, `SELECT coalesce(max(last_seq), 0) FROM shipments.shipment_list_seq WHERE account_id = $1`, q.AccountID); err != nil {
+		return page, err
+	}
+	// The live row q.Offset places below the newest has the highest seq s
+	// with exactly q.Offset live rows above it: s = last - offset - (tombstones above s).
+	start := last - int64(q.Offset)
+	for range 64 {
+		var gaps int64
+		if err := r.db.GetContext(ctx, &gaps, `SELECT count(*) FROM shipments.shipment_list WHERE account_id = $1 AND deleted AND seq > $2`,
+			q.AccountID, start); err != nil {
+			return page, err
+		}
+		next := last - int64(q.Offset) - gaps
+		if next == start {
+			break
+		}
+		start = next
+	}
+	return page, r.records(ctx, &page, `SELECT record FROM shipments.shipment_list
+		WHERE account_id = $1 AND NOT deleted AND seq <= $2 ORDER BY seq DESC LIMIT $3`, q.AccountID, start, q.Limit)
+}
+
+func (r *ShipmentListReader) filtered(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
+	page := query.ShipmentPage{Records: []json.RawMessage{}}
+	var err error
+	if page.Total, err = r.total(ctx, q); err != nil {
+		return page, err
+	}
+	where, args := filters(q)
+	// A deferred join: the page's ids come from the filter's index alone.
+	return page, r.records(ctx, &page, `SELECT l.record FROM shipments.shipment_list l
+		JOIN (SELECT id, seq FROM shipments.shipment_list WHERE `+where+` ORDER BY seq DESC LIMIT $`+itoa(len(args)+1)+` OFFSET $`+itoa(len(args)+2)+`) p
+		ON p.id = l.id ORDER BY p.seq DESC`, append(args, q.Limit, q.Offset)...)
+}
+
+func (r *ShipmentListReader) search(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
+	page := query.ShipmentPage{Records: []json.RawMessage{}}
+	where, args := filters(q)
+	args = append(args, escapeLike(q.Search)+"%", q.Search)
+	n := len(args)
+	matches := `WITH m AS MATERIALIZED (SELECT id, seq FROM shipments.shipment_list WHERE ` + where +
+		` AND (reference_number LIKE $` + itoa(n-1) + ` OR provider_shipment_id = $` + itoa(n) + `)) `
+	if err := r.db.GetContext(ctx, &page.Total, matches+`SELECT count(*) FROM m`, args...); err != nil {
 		return page, fmt.Errorf("counting shipments: %w", err)
 	}
-	rows, err := r.db.QueryContext(ctx, `
-		SELECT l.record FROM shipments.shipment_list l
-		JOIN (SELECT id, created_at FROM shipments.shipment_list WHERE `+listWhere+`
-		      ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7) p ON p.id = l.id
-		ORDER BY p.created_at DESC, p.id DESC`, append(args, q.Limit, q.Offset)...)
+	return page, r.records(ctx, &page, matches+`SELECT l.record FROM m JOIN shipments.shipment_list l ON l.id = m.id
+		ORDER BY m.seq DESC LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2), append(args, q.Limit, q.Offset)...)
+}
+
+// filters builds the WHERE clause of the account and its optional filters.
+func filters(q query.ListShipments) (string, []any) {
+	where := []string{"account_id = $1", "NOT deleted"}
+	args := []any{q.AccountID}
+	if q.Status != "" {
+		args = append(args, q.Status)
+		where = append(where, "status = $"+itoa(len(args)))
+	}
+	if q.ChannelID != "" {
+		args = append(args, q.ChannelID)
+		where = append(where, "channel_id = $"+itoa(len(args)))
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// total comes from the counters the projection keeps.
+func (r *ShipmentListReader) total(ctx context.Context, q query.ListShipments) (int, error) {
+	where, args := filters(q)
+	where = strings.Replace(where, " AND NOT deleted", "", 1)
+	var n int
+	err := r.db.GetContext(ctx, &n, `SELECT coalesce(sum(n), 0) FROM shipments.shipment_counts WHERE `+where, args...)
 	if err != nil {
-		return page, fmt.Errorf("listing shipments: %w", err)
+		return 0, fmt.Errorf("counting shipments: %w", err)
+	}
+	return n, nil
+}
+
+func (r *ShipmentListReader) records(ctx context.Context, page *query.ShipmentPage, sql string, args ...any) error {
+	rows, err := r.db.QueryContext(ctx, sql, args...)
+	if err != nil {
+		return fmt.Errorf("listing shipments: %w", err)
 	}
 	defer rows.Close()
-	page.Records = []json.RawMessage{}
 	for rows.Next() {
 		var rec []byte
 		if err := rows.Scan(&rec); err != nil {
-			return page, err
+			return err
 		}
 		page.Records = append(page.Records, rec)
 	}
-	return page, rows.Err()
+	return rows.Err()
 }
+
+func itoa(n int) string { return fmt.Sprint(n) }
 
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

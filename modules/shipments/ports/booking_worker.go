@@ -14,7 +14,6 @@ import (
 
 const (
 	bookingLease       = 2 * time.Minute // outlasts a carrier call and label fetch
-	bookingConcurrency = 8               // carrier calls in flight per instance
 	maxBookingAttempts = 10
 )
 
@@ -22,14 +21,15 @@ const (
 // transaction: claim (short tx), call, record (short tx). A carrier that
 // hangs holds one slot, never a transaction or another shipment.
 type BookingWorker struct {
-	app   app.Application
-	queue command.BookingQueue
-	every time.Duration
+	app         app.Application
+	queue       command.BookingQueue
+	every       time.Duration
+	concurrency int // carrier calls in flight on this instance
 }
 
 // NewBookingWorker returns the worker.
 func NewBookingWorker(application app.Application, queue command.BookingQueue, cfg config.Config) *BookingWorker {
-	return &BookingWorker{app: application, queue: queue, every: cfg.WorkerPollInterval}
+	return &BookingWorker{app: application, queue: queue, every: cfg.WorkerPollInterval, concurrency: cfg.BookingConcurrency}
 }
 
 // Name names the worker.
@@ -38,13 +38,17 @@ func (w *BookingWorker) Name() string { return "shipments.booking" }
 // Run books shipments until ctx ends; calls in flight then are abandoned and
 // their leases expire, so another instance (or the next start) retries them.
 func (w *BookingWorker) Run(ctx context.Context) error {
-	slots := make(chan struct{}, bookingConcurrency)
+	if w.concurrency == 0 {
+		<-ctx.Done() // booking is left to other instances
+		return nil
+	}
+	slots := make(chan struct{}, w.concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	t := time.NewTicker(w.every)
 	defer t.Stop()
 	for {
-		free := bookingConcurrency - len(slots)
+		free := w.concurrency - len(slots)
 		if free > 0 {
 			claims, err := w.queue.Claim(ctx, free, bookingLease)
 			if err != nil && ctx.Err() == nil {
