@@ -20,6 +20,7 @@ import (
 type Store struct {
 	db    *sqlx.DB
 	clock clock.Clock
+	cache keyCache
 }
 
 // NewStore returns a Store on db.
@@ -87,6 +88,7 @@ func (s *Store) CreateKey(ctx context.Context, req NewKeyRequest) (KeyInfo, stri
 	if err != nil {
 		return KeyInfo{}, "", fmt.Errorf("creating key: %w", err)
 	}
+	s.cache.clear() // the account's plan or limit may have changed
 	return info, key, nil
 }
 
@@ -125,6 +127,7 @@ func (s *Store) RevokeKey(ctx context.Context, keyID string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("no active key %s", keyID)
 	}
+	s.cache.clear()
 	return nil
 }
 
@@ -137,6 +140,10 @@ func (s *Store) Authenticate(ctx context.Context, key string) (Principal, error)
 		return Principal{}, ErrUnknownKey
 	}
 	hash := hashKey(key)
+	now := time.Now() // wall time: the cache must expire even under a manual clock
+	if p, ok := s.cache.get(hash, now); ok {
+		return p, nil
+	}
 	var row struct {
 		KeyID       string         `db:"id"`
 		Hash        []byte         `db:"key_hash"`
@@ -162,6 +169,8 @@ func (s *Store) Authenticate(ctx context.Context, key string) (Principal, error)
 	for i, p := range row.Permissions {
 		perms[i] = Permission(p)
 	}
-	return Principal{AccountID: row.AccountID, KeyID: row.KeyID, Plan: row.Plan,
-		RateLimit: row.Plan.RequestsPerMinute(row.RateLimit), Permissions: perms}, nil
+	p := Principal{AccountID: row.AccountID, KeyID: row.KeyID, Plan: row.Plan,
+		RateLimit: row.Plan.RequestsPerMinute(row.RateLimit), Permissions: perms}
+	s.cache.put(hash, p, now)
+	return p, nil
 }

@@ -43,6 +43,7 @@ func TestLoadDefaults(t *testing.T) {
 		MessagePollInterval: 50 * time.Millisecond,
 		WorkerPollInterval:  200 * time.Millisecond,
 		ShutdownTimeout:     15 * time.Second,
+		BookingConcurrency:  8,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Load() =\n %+v\nwant\n %+v", cfg, want)

@@ -130,7 +130,7 @@ func (s *Store) Complete(ctx context.Context, accountID, key, token string, st S
 	}
 	_, err = s.db.ExecContext(ctx, `
 		UPDATE platform.idempotency_keys SET state = 'done', response_status = $3, response_header = $4, response_body = $5, updated_at = $6
-		WHERE account_id = $1 AND key = $2 AND claim_token = $7`, accountID, key, st.Status, hdr, st.Body, s.clock.Now(), token)
+		WHERE account_id = $1 AND key = $2 AND claim_token = $7`, accountID, key, st.Status, string(hdr), st.Body, s.clock.Now(), token)
 	return err
 }
 

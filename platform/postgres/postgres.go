@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -13,7 +15,7 @@ import (
 
 // Open connects to dsn and checks the connection.
 func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
-	db, err := sqlx.Open("postgres", dsn)
+	db, err := sqlx.Open("postgres", withBinaryParameters(dsn))
 	if err != nil {
 		return nil, fmt.Errorf("opening database: %w", err)
 	}
@@ -63,4 +65,26 @@ func IsUniqueViolation(err error, constraint string) bool {
 		return false
 	}
 	return constraint == "" || pqErr.Constraint == constraint
+}
+
+// withBinaryParameters turns on lib/pq's binary_parameters unless the DSN
+// says otherwise: a query with arguments then takes one round trip instead
+// of a prepare and an execute (measured: most of the driver's time on the
+// write path). Binary parameters send []byte as binary, so jsonb columns
+// must be written from strings, never []byte.
+func withBinaryParameters(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn
+		}
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " binary_parameters=yes"
 }

@@ -42,7 +42,7 @@ type channelRow struct {
 	Description     string         `db:"description"`
 	Provider        string         `db:"provider"`
 	Status          string         `db:"status"`
-	Settings        []byte         `db:"settings"`
+	Settings        string         `db:"settings"` // jsonb: written as text (binary parameters)
 	SecretSettings  sql.NullString `db:"secret_settings"`
 	ValidationError sql.NullString `db:"validation_error"`
 	ValidatedAt     *time.Time     `db:"validated_at"`
@@ -164,7 +164,7 @@ func (r *PostgresRepository) toRow(ch *domain.Channel) (channelRow, error) {
 		return channelRow{}, err
 	}
 	row := channelRow{ID: s.ID, AccountID: s.AccountID, Name: s.Name, Description: s.Description, Provider: s.Provider,
-		Status: string(s.Status), Settings: plainJSON, ValidatedAt: s.ValidatedAt, Version: s.Version,
+		Status: string(s.Status), Settings: string(plainJSON), ValidatedAt: s.ValidatedAt, Version: s.Version,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 		ValidationError: sql.NullString{String: s.ValidationError, Valid: s.ValidationError != ""}}
 	// The sealed blob also remembers which keys are secret, so a channel
@@ -197,7 +197,7 @@ func keys(m map[string]bool) []string {
 
 func (r *PostgresRepository) fromRow(row channelRow) (*domain.Channel, error) {
 	settings := map[string]any{}
-	if err := json.Unmarshal(row.Settings, &settings); err != nil {
+	if err := json.Unmarshal([]byte(row.Settings), &settings); err != nil {
 		return nil, fmt.Errorf("channel %s settings: %w", row.ID, err)
 	}
 	secretKeys := map[string]bool{}

@@ -45,7 +45,7 @@ func (r *PostgresRepository) Add(ctx context.Context, sh *domain.Shipment, event
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipments.shipments
 			(id, account_id, channel_id, status, state, version, created_at, updated_at, booking_due, next_attempt_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $7)`,
-			st.ID, st.AccountID, st.ChannelID, st.Status, state, st.Version, st.CreatedAt, st.UpdatedAt, sh.AwaitsCarrier())
+			st.ID, st.AccountID, st.ChannelID, st.Status, string(state), st.Version, st.CreatedAt, st.UpdatedAt, sh.AwaitsCarrier())
 		if err != nil {
 			return fmt.Errorf("inserting shipment: %w", err)
 		}
@@ -106,7 +106,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 		due := sh.AwaitsCarrier()
 		_, err = tx.ExecContext(ctx, `UPDATE shipments.shipments SET status = $2, state = $3, version = $4, updated_at = $5,
 			booking_due = $6, lease_until = CASE WHEN $6 THEN lease_until ELSE NULL END WHERE id = $1`,
-			id, st.Status, state, st.Version, st.UpdatedAt, due)
+			id, st.Status, string(state), st.Version, st.UpdatedAt, due)
 		if err != nil {
 			return fmt.Errorf("updating shipment: %w", err)
 		}
