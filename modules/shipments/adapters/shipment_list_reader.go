@@ -77,10 +77,11 @@ func (r *ShipmentListReader) filtered(ctx context.Context, q query.ListShipments
 		return page, err
 	}
 	where, args := filters(q)
-	// A deferred join: the page's ids come from the filter's index alone.
+	// A deferred join: the page's seqs come from the filter's index alone
+	// (an index-only scan), then only the page's rows are read.
 	return page, r.records(ctx, &page, `SELECT l.record FROM shipments.shipment_list l
-		JOIN (SELECT id, seq FROM shipments.shipment_list WHERE `+where+` ORDER BY seq DESC LIMIT $`+itoa(len(args)+1)+` OFFSET $`+itoa(len(args)+2)+`) p
-		ON p.id = l.id ORDER BY p.seq DESC`, append(args, q.Limit, q.Offset)...)
+		JOIN (SELECT seq FROM shipments.shipment_list WHERE `+where+` ORDER BY seq DESC LIMIT $`+itoa(len(args)+1)+` OFFSET $`+itoa(len(args)+2)+`) p
+		ON l.account_id = $1 AND l.seq = p.seq ORDER BY p.seq DESC`, append(args, q.Limit, q.Offset)...)
 }
 
 func (r *ShipmentListReader) search(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
