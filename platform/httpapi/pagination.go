@@ -109,3 +109,13 @@ func BaseURL(r *http.Request, configured string) string {
 	}
 	return scheme + "://" + r.Host
 }
+
+// PageParams reads page and per_page like ParsePage, adding their problems
+// to errs so a list handler reports them with its filters' problems.
+func PageParams(q url.Values, errs fault.FieldErrors) Page {
+	page, err := ParsePage(q)
+	if fe, ok := fault.As(err); ok {
+		errs.Merge("", fe.Fields)
+	}
+	return page
+}

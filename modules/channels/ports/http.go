@@ -142,11 +142,8 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 
 func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	page, err := httpapi.ParsePage(q)
 	errs := fault.FieldErrors{}
-	if fe, ok := fault.As(err); ok {
-		errs.Merge("", fe.Fields)
-	}
+	page := httpapi.PageParams(q, errs)
 	status := q.Get("status")
 	if status != "" && !domain.ValidStatus(status) {
 		errs.Add("status", "must be one of: draft, active, error, inactive")
@@ -218,14 +215,9 @@ func (h HTTPServer) providers(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteData(w, http.StatusOK, h.app.Queries.ListProviders.Handle(), "")
 }
 
-// channelID reads the path id; one that cannot be a channel id is a 404.
+// channelID reads the path id; one that cannot be an id of this kind is a 404.
 func channelID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	id := mux.Vars(r)["id"]
-	if !ids.HasPrefix(id, ids.ShippingChannel) {
-		httpapi.WriteError(w, r, fault.NotFound("Shipping channel"))
-		return "", false
-	}
-	return id, true
+	return httpapi.PathID(w, r, ids.ShippingChannel, "Shipping channel")
 }
 
 func principal(r *http.Request) auth.Principal {

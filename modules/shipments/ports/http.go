@@ -68,11 +68,8 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 
 func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	page, err := httpapi.ParsePage(q)
 	errs := fault.FieldErrors{}
-	if fe, ok := fault.As(err); ok {
-		errs.Merge("", fe.Fields)
-	}
+	page := httpapi.PageParams(q, errs)
 	status := q.Get("status")
 	if status != "" && !domain.ValidStatus(status) {
 		errs.Add("status", "must be one of: pending, created, shipped, delivered, cancelled, returned")
@@ -204,14 +201,9 @@ func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
 	}, "Label retrieved successfully")
 }
 
-// shipmentID reads the path id; one that cannot be a shipment id is a 404.
+// shipmentID reads the path id; one that cannot be an id of this kind is a 404.
 func shipmentID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	id := mux.Vars(r)["id"]
-	if !ids.HasPrefix(id, ids.Shipment) {
-		httpapi.WriteError(w, r, fault.NotFound("Shipment"))
-		return "", false
-	}
-	return id, true
+	return httpapi.PathID(w, r, ids.Shipment, "Shipment")
 }
 
 func principal(r *http.Request) auth.Principal {
