@@ -117,14 +117,17 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
 	deadline := b.config.AckDeadline
 	return watermillsql.NewSubscriber(watermillsql.BeginnerFromStdSQL(b.db.DB), watermillsql.SubscriberConfig{
-		ConsumerGroup:    consumerGroup,
-		PollInterval:     b.config.PollInterval,
-		ResendInterval:   100 * time.Millisecond,
-		RetryInterval:    500 * time.Millisecond,
-		AckDeadline:      &deadline,
-		SchemaAdapter:    schemaAdapter,
-		OffsetsAdapter:   offsetsAdapter,
-		InitializeSchema: true,
+		ConsumerGroup:  consumerGroup,
+		PollInterval:   b.config.PollInterval,
+		ResendInterval: 100 * time.Millisecond,
+		RetryInterval:  500 * time.Millisecond,
+		AckDeadline:    &deadline,
+		SchemaAdapter:  schemaAdapter,
+		OffsetsAdapter: offsetsAdapter,
+		// Topic tables are made by InitializeTopics (migrate, serve start-up);
+		// initialising again here would serialise every subscriber of every
+		// instance on watermill's advisory lock at start.
+		InitializeSchema: false,
 	}, b.logger)
 }
 

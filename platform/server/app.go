@@ -76,9 +76,13 @@ func (a *App) Run(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2+len(a.workers))
 	wg.Go(func() {
-		if err := a.bus.Run(ctx); err != nil {
+		// A bus stopped while it was still subscribing (Ctrl-C right after
+		// start) reports that as an error; only a failure while running counts.
+		if err := a.bus.Run(ctx); err != nil && ctx.Err() == nil {
 			errs <- fmt.Errorf("event bus: %w", err)
 			cancel()
+		} else if err != nil {
+			a.logger.Warn("event bus stopped while starting", "err", err)
 		}
 	})
 	for _, w := range a.workers {
