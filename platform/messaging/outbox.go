@@ -76,3 +76,13 @@ func (o *Outbox) publisher(tx *sqlx.Tx) (*watermillsql.Publisher, error) {
 		SchemaAdapter: schemaAdapter,
 	}, o.logger)
 }
+
+// PublishAll writes events of any type that names its event type (a
+// module's own domain.Event interface) in tx.
+func PublishAll[E interface{ EventType() string }](ctx context.Context, o *Outbox, tx *sqlx.Tx, events []E) error {
+	msgs := make([]Event, len(events))
+	for i, e := range events {
+		msgs[i] = e
+	}
+	return o.Publish(ctx, tx, msgs...)
+}

@@ -130,11 +130,7 @@ func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(ch *
 }
 
 func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
-	msgs := make([]messaging.Event, len(events))
-	for i, e := range events {
-		msgs[i] = e
-	}
-	return r.outbox.Publish(ctx, tx, msgs...)
+	return messaging.PublishAll(ctx, r.outbox, tx, events)
 }
 
 func (r *PostgresRepository) load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.Channel, error) {

@@ -161,9 +161,5 @@ func (r *PostgresRepository) Label(ctx context.Context, id string) (*domain.Labe
 }
 
 func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
-	msgs := make([]messaging.Event, len(events))
-	for i, e := range events {
-		msgs[i] = e
-	}
-	return r.outbox.Publish(ctx, tx, msgs...)
+	return messaging.PublishAll(ctx, r.outbox, tx, events)
 }
