@@ -12,7 +12,9 @@ import (
 	"shipd/modules/channels"
 	"shipd/modules/shipments"
 	"shipd/modules/shipments/app/command"
+	"shipd/modules/tracking"
 	"shipd/platform/carrier"
+	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/messaging"
 	"shipd/platform/server"
@@ -41,14 +43,15 @@ func outbox(logger *slog.Logger) *messaging.Outbox {
 	return messaging.NewOutbox(messaging.WatermillLogger(logger))
 }
 
-// carriers is every carrier this build offers.
-func carriers() *carrier.Registry {
-	return carrier.NewRegistry(sandbox.New())
+// carriers is every carrier this build offers. The sandbox tells its
+// tracking journeys by the service's clock, SANDBOX_TIME_SCALE times faster.
+func carriers(cfg config.Config, clk clock.Clock) *carrier.Registry {
+	return carrier.NewRegistry(sandbox.NewWithConfig(sandbox.Config{Clock: clk, TimeScale: cfg.SandboxTimeScale}))
 }
 
 // modules lists the bounded contexts the server runs.
-func modules(ch *channels.Module, sh *shipments.Module) []server.Module {
-	return []server.Module{ch, sh}
+func modules(ch *channels.Module, sh *shipments.Module, tr *tracking.Module) []server.Module {
+	return []server.Module{ch, sh, tr}
 }
 
 // labelMerger joins per-parcel labels for the shipments module.

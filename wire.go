@@ -11,6 +11,7 @@ import (
 
 	"shipd/modules/channels"
 	"shipd/modules/shipments"
+	"shipd/modules/tracking"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
@@ -26,6 +27,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		carriers,
 		channels.ProviderSet,
 		shipments.ProviderSet,
+		tracking.ProviderSet,
 		auth.NewStore,
 		ratelimit.New,
 		idempotency.NewStore,

@@ -16,6 +16,10 @@ import (
 	adapters2 "shipd/modules/shipments/adapters"
 	app2 "shipd/modules/shipments/app"
 	ports2 "shipd/modules/shipments/ports"
+	"shipd/modules/tracking"
+	adapters3 "shipd/modules/tracking/adapters"
+	app3 "shipd/modules/tracking/app"
+	ports3 "shipd/modules/tracking/ports"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
@@ -49,7 +53,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	messagingOutbox := outbox(logger)
 	postgresRepository := adapters.NewPostgresRepository(db, box, messagingOutbox)
 	channelListReader := adapters.NewChannelListReader(db)
-	registry := carriers()
+	registry := carriers(cfg, clk)
 	application := app.New(postgresRepository, channelListReader, registry, clk)
 	httpServer := ports.NewHTTPServer(application, cfg)
 	channelListProjection := adapters.NewChannelListProjection()
@@ -58,13 +62,23 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	shipmentListReader := adapters2.NewShipmentListReader(db)
 	facade := ports.NewFacade(application)
 	shipdLabelMerger := newLabelMerger()
-	appApplication := app2.New(adaptersPostgresRepository, shipmentListReader, facade, registry, shipdLabelMerger, clk)
+	appApplication := app2.New(adaptersPostgresRepository, shipmentListReader, facade, registry, shipdLabelMerger, clk, cfg)
 	portsHTTPServer := ports2.NewHTTPServer(appApplication, cfg, clk)
+	eventHandlers := ports2.NewEventHandlers(appApplication)
 	shipmentListProjection := adapters2.NewShipmentListProjection()
 	bookingQueue := adapters2.NewBookingQueue(db, clk)
 	bookingWorker := ports2.NewBookingWorker(appApplication, bookingQueue, cfg)
-	shipmentsModule := shipments.NewModule(portsHTTPServer, shipmentListProjection, bookingWorker)
-	v := modules(module, shipmentsModule)
+	shipmentsModule := shipments.NewModule(portsHTTPServer, eventHandlers, shipmentListProjection, bookingWorker)
+	postgresRepository2 := adapters3.NewPostgresRepository(db, messagingOutbox)
+	parcelListReader := adapters3.NewParcelListReader(db)
+	application2 := app3.New(postgresRepository2, parcelListReader, facade, registry, clk, cfg)
+	httpServer2 := ports3.NewHTTPServer(application2, cfg)
+	portsEventHandlers := ports3.NewEventHandlers(application2)
+	parcelListProjection := adapters3.NewParcelListProjection()
+	checkQueue := adapters3.NewCheckQueue(db, clk)
+	checkerWorker := ports3.NewCheckerWorker(application2, checkQueue, cfg)
+	trackingModule := tracking.NewModule(httpServer2, portsEventHandlers, parcelListProjection, checkerWorker)
+	v := modules(module, shipmentsModule, trackingModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore)
 	v2 := workers(janitor)
 	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2)

@@ -42,6 +42,7 @@ func startService(ctx context.Context, dsn string) (*service, error) {
 		// rendering) would compete for the same two cores and are not what
 		// the write benchmark measures.
 		BookingConcurrency: 0,
+		CarrierTimeout:     30 * time.Second,
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	app, cleanup, err := shipd.InitializeApp(runCtx, cfg, clock.Real{})

@@ -3,6 +3,8 @@
 package shipments
 
 import (
+	"errors"
+
 	"github.com/google/wire"
 	"github.com/gorilla/mux"
 
@@ -30,19 +32,21 @@ var ProviderSet = wire.NewSet(
 	app.New,
 	ports.NewHTTPServer,
 	ports.NewBookingWorker,
+	ports.NewEventHandlers,
 	NewModule,
 )
 
 // Module is the shipments module as the server sees it.
 type Module struct {
 	http       ports.HTTPServer
+	events     ports.EventHandlers
 	projection *adapters.ShipmentListProjection
 	booking    *ports.BookingWorker
 }
 
 // NewModule assembles the module.
-func NewModule(http ports.HTTPServer, projection *adapters.ShipmentListProjection, booking *ports.BookingWorker) *Module {
-	return &Module{http: http, projection: projection, booking: booking}
+func NewModule(http ports.HTTPServer, events ports.EventHandlers, projection *adapters.ShipmentListProjection, booking *ports.BookingWorker) *Module {
+	return &Module{http: http, events: events, projection: projection, booking: booking}
 }
 
 // Name names the module in logs.
@@ -51,8 +55,11 @@ func (m *Module) Name() string { return "shipments" }
 // RegisterRoutes adds the module's routes to the authenticated /v1 router.
 func (m *Module) RegisterRoutes(r *mux.Router) { m.http.Register(r) }
 
-// RegisterHandlers subscribes the module's event handlers.
-func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.projection.Register(bus) }
+// RegisterHandlers subscribes the projection and the handlers of other
+// modules' events.
+func (m *Module) RegisterHandlers(bus *messaging.Bus) error {
+	return errors.Join(m.projection.Register(bus), m.events.Register(bus))
+}
 
 // Topics are the event types the module publishes.
 func (m *Module) Topics() []string { return contract.EventTypes }

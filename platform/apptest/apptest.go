@@ -67,6 +67,8 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 		WorkerPollInterval:  20 * time.Millisecond,
 		ShutdownTimeout:     5 * time.Second,
 		BookingConcurrency:  8,
+		TrackingConcurrency: 8,
+		CarrierTimeout:      30 * time.Second,
 		LogWriter:           logs,
 	}}
 	for _, o := range opts {

@@ -111,3 +111,34 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// FieldErrors checks the answer's status and returns its "errors" object
+// (field path → reasons), empty when there is none.
+func (r *Response) FieldErrors(t testing.TB, status int) map[string]any {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	errs, _ := r.JSON(t)["errors"].(map[string]any)
+	return errs
+}
+
+// ActiveSandboxChannel creates a sandbox channel with key, validates it and
+// returns its id. settings add to or replace the working credentials.
+func (e *Env) ActiveSandboxChannel(key, name string, settings map[string]any) string {
+	e.t.Helper()
+	s := map[string]any{"clientId": "client", "clientSecret": "secret"}
+	for k, v := range settings {
+		s[k] = v
+	}
+	res := e.Do(Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key,
+		Body: map[string]any{"name": name, "provider": "sandbox", "settings": s}})
+	if res.Status != http.StatusCreated {
+		e.t.Fatalf("creating channel: %d %s", res.Status, res.Body)
+	}
+	id, _ := res.Data(e.t)["id"].(string)
+	if v := e.Do(Request{Method: http.MethodPost, Path: "/v1/shipping-channels/" + id + "/validate", Key: key}); v.Status != http.StatusOK {
+		e.t.Fatalf("validating channel: %d %s", v.Status, v.Body)
+	}
+	return id
+}

@@ -35,6 +35,12 @@ type Config struct {
 	// BookingConcurrency is how many carrier bookings one instance runs at
 	// once; 0 leaves booking to other instances (an API-only instance).
 	BookingConcurrency int `env:"BOOKING_CONCURRENCY" envDefault:"8"`
+	// CarrierTimeout bounds one call to a carrier (a booking, a tracking
+	// check); a carrier slower than that counts as unavailable.
+	CarrierTimeout time.Duration `env:"CARRIER_TIMEOUT" envDefault:"30s"`
+	// TrackingConcurrency is how many tracking checks one instance runs at
+	// once; 0 leaves checking to other instances.
+	TrackingConcurrency int `env:"TRACKING_CONCURRENCY" envDefault:"8"`
 	// ShutdownTimeout bounds the graceful shutdown of serve.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"15s"`
 	// LogWriter receives the JSON log; nil means standard error. Tests set it
@@ -77,6 +83,12 @@ func (c Config) Validate() error {
 	}
 	if c.BookingConcurrency < 0 || c.BookingConcurrency > 1000 {
 		errs = append(errs, errors.New("BOOKING_CONCURRENCY must be from 0 to 1000"))
+	}
+	if c.CarrierTimeout <= 0 || c.CarrierTimeout > time.Minute {
+		errs = append(errs, errors.New("CARRIER_TIMEOUT must be more than 0 and at most 1m (the work leases outlast it)"))
+	}
+	if c.TrackingConcurrency < 0 || c.TrackingConcurrency > 1000 {
+		errs = append(errs, errors.New("TRACKING_CONCURRENCY must be from 0 to 1000"))
 	}
 	if c.MessagePollInterval <= 0 || c.WorkerPollInterval <= 0 {
 		errs = append(errs, errors.New("MESSAGE_POLL_INTERVAL and WORKER_POLL_INTERVAL must be positive"))

@@ -44,6 +44,8 @@ func TestLoadDefaults(t *testing.T) {
 		WorkerPollInterval:  200 * time.Millisecond,
 		ShutdownTimeout:     15 * time.Second,
 		BookingConcurrency:  8,
+		TrackingConcurrency: 8,
+		CarrierTimeout:      30 * time.Second,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Load() =\n %+v\nwant\n %+v", cfg, want)
@@ -108,6 +110,7 @@ func valid() config.Config {
 		LogLevel:            "info",
 		MessagePollInterval: 50 * time.Millisecond,
 		WorkerPollInterval:  200 * time.Millisecond,
+		CarrierTimeout:      30 * time.Second,
 	}
 }
 
@@ -132,6 +135,9 @@ func TestValidate(t *testing.T) {
 		{"negative time scale", func(c *config.Config) { c.SandboxTimeScale = -1 }, "SANDBOX_TIME_SCALE"},
 		{"zero message poll", func(c *config.Config) { c.MessagePollInterval = 0 }, "MESSAGE_POLL_INTERVAL"},
 		{"negative worker poll", func(c *config.Config) { c.WorkerPollInterval = -time.Second }, "WORKER_POLL_INTERVAL"},
+		{"zero carrier timeout", func(c *config.Config) { c.CarrierTimeout = 0 }, "CARRIER_TIMEOUT"},
+		{"carrier timeout past the leases", func(c *config.Config) { c.CarrierTimeout = 2 * time.Minute }, "CARRIER_TIMEOUT"},
+		{"negative tracking concurrency", func(c *config.Config) { c.TrackingConcurrency = -1 }, "TRACKING_CONCURRENCY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

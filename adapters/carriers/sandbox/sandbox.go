@@ -29,14 +29,40 @@
 //   - reference "DOWN...": the booking always fails as unavailable.
 //   - reference "NO-CANCEL...": the shipment books, but cancelling it is refused as already
 //     picked up.
+//
+// Tracking. A tracking number's serial says what its journey is: the first
+// digit picks the journey, the second is 1 for a cash-on-delivery parcel
+// (its delivery is followed a minute later by CODPAID, the carrier's
+// confirmation that the cash was collected). A journey starts when shipd
+// starts tracking the parcel and runs on the sandbox clock, SANDBOX_TIME_SCALE
+// sandbox seconds per real second (3600: a sandbox hour per second).
+//
+//	digit  journey                                                 example
+//	0,8,9  picked up 2 h, hub 8 h, out 20 h, delivered 26 h          SB000000014CZ
+//	1      out 20 h, delivery failed 24 h, delivered 48 h            SB100000017CZ
+//	2      delivery failed 24 h, pickup point 26 h, returned 96 h    SB200000010CZ
+//	3      on hold at customs 10 h, released 34 h, delivered 50 h    SB300000012CZ
+//	4      never recognized (stays not_recognized)                   SB400000015CZ
+//	5      only codes the status table lacks (status error)          SB500000018CZ
+//	6      the tracking service answers 503 (failed checks)          SB600000015CZ
+//	7      the tracking service never answers (times out)            SB700000013CZ
+//
+// With cash on delivery: SB010000019CZ (normal), SB110000011CZ (failed
+// attempt, then delivered). Any other serial works the same way. A
+// shipment picks the journey of its parcels with a reference prefix:
+// TRACK-FAILED, TRACK-RETURNED, TRACK-HOLD, TRACK-UNKNOWN, TRACK-UNMAPPED,
+// TRACK-DOWN, TRACK-HANG. Numbers that are not valid S10 numbers with the SB
+// indicator are not recognized. A shipment cancelled here adds CANCEL.
 package sandbox
 
 import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"shipd/platform/carrier"
+	"shipd/platform/clock"
 )
 
 // Code is the provider code of the sandbox carrier.
@@ -59,18 +85,48 @@ const (
 // Carrier is the sandbox carrier. Its bookings live in memory, so one value
 // is one carrier account's history; the zero value is ready to use.
 type Carrier struct {
+	config    Config
 	mu        sync.Mutex
 	shipments map[string]*shipment // by provider shipment id
 	attempts  map[string]int       // booking calls per TRANSIENT- reference
+	cancelled map[string]time.Time // cancellation time per tracking number
 }
 
-// New returns the sandbox carrier.
+// Config sets the sandbox's sense of time.
+type Config struct {
+	// Clock tells the time tracking journeys are measured against; the
+	// real clock when nil.
+	Clock clock.Clock
+	// TimeScale is how many sandbox seconds pass per real second; 1 when 0.
+	TimeScale float64
+}
+
+// New returns the sandbox carrier on the real clock at scale 1.
 func New() *Carrier { return &Carrier{} }
 
+// NewWithConfig returns the sandbox carrier with its own clock and scale.
+func NewWithConfig(cfg Config) *Carrier { return &Carrier{config: cfg} }
+
 var (
-	_ carrier.Provider = (*Carrier)(nil)
-	_ carrier.Shipper  = (*Carrier)(nil)
+	_ carrier.Provider   = (*Carrier)(nil)
+	_ carrier.Shipper    = (*Carrier)(nil)
+	_ carrier.Tracker    = (*Carrier)(nil)
+	_ carrier.TimeScaled = (*Carrier)(nil)
 )
+
+func (c *Carrier) now() time.Time {
+	if c.config.Clock == nil {
+		return clock.Real{}.Now()
+	}
+	return c.config.Clock.Now()
+}
+
+func (c *Carrier) scale() float64 {
+	if c.config.TimeScale <= 0 {
+		return 1
+	}
+	return c.config.TimeScale
+}
 
 // Info describes the sandbox's settings, products and label formats.
 func (c *Carrier) Info() carrier.ProviderInfo {

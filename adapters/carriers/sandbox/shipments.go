@@ -63,7 +63,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		l := labels.ParcelLabel{
 			Carrier:        carrierName,
 			Product:        product,
-			TrackingNumber: trackingNumber(country),
+			TrackingNumber: trackingNumber(country, journeyOfReference(req.Reference), req.COD != nil),
 			Sender:         party(req.Sender, req.Origin),
 			Recipient:      party(req.Recipient, req.Destination),
 			ParcelIndex:    i + 1,
@@ -266,6 +266,14 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 		return unknownShipment(ref)
 	case strings.HasPrefix(sh.reference, RefNoCancel):
 		return reject("", "the shipment has already been picked up and can no longer be cancelled")
+	}
+	if !sh.cancelled {
+		if c.cancelled == nil {
+			c.cancelled = map[string]time.Time{}
+		}
+		for _, l := range sh.labels {
+			c.cancelled[l.TrackingNumber] = c.now()
+		}
 	}
 	sh.cancelled = true
 	return nil

@@ -8,6 +8,7 @@ import (
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/config"
 )
 
 // Application is everything the module's ports may ask of it.
@@ -23,6 +24,8 @@ type Commands struct {
 	UpdateShipment command.UpdateShipmentHandler
 	DeleteShipment command.DeleteShipmentHandler
 	CancelShipment command.CancelShipmentHandler
+	// RecordTrackingProgress keeps shipments in step with their tracking parcels.
+	RecordTrackingProgress command.RecordTrackingProgressHandler
 }
 
 // Queries are the read use cases.
@@ -34,14 +37,15 @@ type Queries struct {
 
 // New wires the use cases to their ports.
 func New(repo domain.Repository, list query.ShipmentList, ch channels.Channels, providers *carrier.Registry,
-	labels command.LabelMerger, clk clock.Clock) Application {
+	labels command.LabelMerger, clk clock.Clock, cfg config.Config) Application {
 	return Application{
 		Commands: Commands{
-			CreateShipment: command.NewCreateShipmentHandler(repo, ch, providers, clk),
-			BookShipment:   command.NewBookShipmentHandler(repo, ch, providers, labels, clk),
-			UpdateShipment: command.NewUpdateShipmentHandler(repo, clk),
-			DeleteShipment: command.NewDeleteShipmentHandler(repo, clk),
-			CancelShipment: command.NewCancelShipmentHandler(repo, ch, providers, clk),
+			CreateShipment:         command.NewCreateShipmentHandler(repo, ch, providers, clk),
+			BookShipment:           command.NewBookShipmentHandler(repo, ch, providers, labels, clk, cfg.CarrierTimeout),
+			UpdateShipment:         command.NewUpdateShipmentHandler(repo, clk),
+			DeleteShipment:         command.NewDeleteShipmentHandler(repo, clk),
+			CancelShipment:         command.NewCancelShipmentHandler(repo, ch, providers, clk, cfg.CarrierTimeout),
+			RecordTrackingProgress: command.NewRecordTrackingProgressHandler(repo, clk),
 		},
 		Queries: Queries{
 			GetShipment:   query.NewGetShipmentHandler(repo),

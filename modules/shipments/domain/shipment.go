@@ -37,9 +37,11 @@ type State struct {
 	Currency           string          `json:"currency"`
 	HasLabel           bool            `json:"has_label"`
 	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
-	Version            int             `json:"version"`
-	CreatedAt          time.Time       `json:"created_at"`
-	UpdatedAt          time.Time       `json:"updated_at"`
+	// Tracked is the latest news of each tracking parcel, by its id.
+	Tracked   map[string]TrackedParcel `json:"tracked,omitempty"`
+	Version   int                      `json:"version"`
+	CreatedAt time.Time                `json:"created_at"`
+	UpdatedAt time.Time                `json:"updated_at"`
 }
 
 // Shipment is the aggregate.
@@ -76,6 +78,11 @@ func (sh *Shipment) State() State {
 	s.Errors = slices.Clone(sh.s.Errors)
 	s.TrackingParcelIDs = slices.Clone(sh.s.TrackingParcelIDs)
 	s.AdditionalServices = slices.Clone(sh.s.AdditionalServices)
+	s.Tracked = maps.Clone(sh.s.Tracked)
+	if sh.s.COD != nil {
+		cod := *sh.s.COD
+		s.COD = &cod
+	}
 	return s
 }
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"shipd/modules/shipments/app"
 	"shipd/modules/shipments/app/command"
 	"shipd/platform/config"
+	"shipd/platform/server"
 )
 
 const (
@@ -21,15 +21,22 @@ const (
 // transaction: claim (short tx), call, record (short tx). A carrier that
 // hangs holds one slot, never a transaction or another shipment.
 type BookingWorker struct {
-	app         app.Application
-	queue       command.BookingQueue
-	every       time.Duration
-	concurrency int // carrier calls in flight on this instance
+	app   app.Application
+	queue command.BookingQueue
+	loop  server.ClaimLoop[command.BookingClaim]
 }
 
 // NewBookingWorker returns the worker.
 func NewBookingWorker(application app.Application, queue command.BookingQueue, cfg config.Config) *BookingWorker {
-	return &BookingWorker{app: application, queue: queue, every: cfg.WorkerPollInterval, concurrency: cfg.BookingConcurrency}
+	w := &BookingWorker{app: application, queue: queue}
+	w.loop = server.ClaimLoop[command.BookingClaim]{
+		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.BookingConcurrency,
+		Claim: func(ctx context.Context, limit int) ([]command.BookingClaim, error) {
+			return queue.Claim(ctx, limit, bookingLease)
+		},
+		Do: w.book,
+	}
+	return w
 }
 
 // Name names the worker.
@@ -37,38 +44,7 @@ func (w *BookingWorker) Name() string { return "shipments.booking" }
 
 // Run books shipments until ctx ends; calls in flight then are abandoned and
 // their leases expire, so another instance (or the next start) retries them.
-func (w *BookingWorker) Run(ctx context.Context) error {
-	if w.concurrency == 0 {
-		<-ctx.Done() // booking is left to other instances
-		return nil
-	}
-	slots := make(chan struct{}, w.concurrency)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	t := time.NewTicker(w.every)
-	defer t.Stop()
-	for {
-		free := w.concurrency - len(slots)
-		if free > 0 {
-			claims, err := w.queue.Claim(ctx, free, bookingLease)
-			if err != nil && ctx.Err() == nil {
-				slog.WarnContext(ctx, "claiming bookings", "err", err)
-			}
-			for _, c := range claims {
-				slots <- struct{}{}
-				wg.Go(func() {
-					defer func() { <-slots }()
-					w.book(ctx, c)
-				})
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
-}
+func (w *BookingWorker) Run(ctx context.Context) error { return w.loop.Run(ctx) }
 
 func (w *BookingWorker) book(ctx context.Context, c command.BookingClaim) {
 	err := w.app.Commands.BookShipment.Handle(ctx, c.ID, c.Attempt >= maxBookingAttempts)

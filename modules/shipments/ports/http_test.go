@@ -28,20 +28,7 @@ func init() { api.DisableConfigDir() }
 // activeChannel creates and validates a sandbox channel.
 func activeChannel(t *testing.T, env *apptest.Env, key, name string, settings map[string]any) string {
 	t.Helper()
-	s := map[string]any{"clientId": "client", "clientSecret": "secret"}
-	for k, v := range settings {
-		s[k] = v
-	}
-	res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key,
-		Body: map[string]any{"name": name, "provider": "sandbox", "settings": s}})
-	if res.Status != http.StatusCreated {
-		t.Fatalf("channel: %d %s", res.Status, res.Body)
-	}
-	id := res.Data(t)["id"].(string)
-	if v := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels/" + id + "/validate", Key: key}); v.Status != 200 {
-		t.Fatalf("validate: %d %s", v.Status, v.Body)
-	}
-	return id
+	return env.ActiveSandboxChannel(key, name, settings)
 }
 
 func parcel(weight float64) map[string]any {

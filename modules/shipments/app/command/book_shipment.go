@@ -14,9 +14,6 @@ import (
 	"shipd/platform/fault"
 )
 
-// carrierTimeout bounds one call to a carrier; the booking lease outlasts it.
-const carrierTimeout = 30 * time.Second
-
 // ErrCarrierUnavailable means the booking should be tried again later.
 var ErrCarrierUnavailable = errors.New("carrier unavailable")
 
@@ -28,11 +25,12 @@ type BookShipmentHandler struct {
 	providers *carrier.Registry
 	labels    LabelMerger
 	clock     clock.Clock
+	timeout   time.Duration // of one carrier call; the booking lease outlasts it
 }
 
 // NewBookShipmentHandler returns the handler.
-func NewBookShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, labels LabelMerger, clk clock.Clock) BookShipmentHandler {
-	return BookShipmentHandler{repo: repo, channels: ch, providers: providers, labels: labels, clock: clk}
+func NewBookShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, labels LabelMerger, clk clock.Clock, timeout time.Duration) BookShipmentHandler {
+	return BookShipmentHandler{repo: repo, channels: ch, providers: providers, labels: labels, clock: clk, timeout: timeout}
 }
 
 // Handle books the shipment: the carrier's answer (created with tracking
@@ -61,7 +59,7 @@ func (h BookShipmentHandler) Handle(ctx context.Context, shipmentID string, give
 	if !ok {
 		return h.reject(ctx, shipmentID, []domain.Problem{{Field: "shipping_channel_id", Message: "provider " + ch.Provider + " cannot create shipments"}})
 	}
-	callCtx, cancel := context.WithTimeout(ctx, carrierTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	created, err := shipper.CreateShipment(callCtx, carrier.Settings(ch.Settings), request(st))
 	if problems, rejected := rejectionProblems(err); rejected {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	channels "shipd/modules/channels/contract"
 	"shipd/modules/shipments/contract"
@@ -25,11 +26,12 @@ type CancelShipmentHandler struct {
 	channels  channels.Channels
 	providers *carrier.Registry
 	clock     clock.Clock
+	timeout   time.Duration // of one carrier call
 }
 
 // NewCancelShipmentHandler returns the handler.
-func NewCancelShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock) CancelShipmentHandler {
-	return CancelShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk}
+func NewCancelShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, timeout time.Duration) CancelShipmentHandler {
+	return CancelShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk, timeout: timeout}
 }
 
 // Handle calls the carrier outside any transaction, then records the
@@ -55,7 +57,7 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) (
 	if !ok {
 		return contract.Shipment{}, fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot cancel shipments")
 	}
-	callCtx, cancel := context.WithTimeout(ctx, carrierTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	err = shipper.CancelShipment(callCtx, carrier.Settings(ch.Settings), carrier.ShipmentRef{ProviderShipmentID: st.ProviderShipmentID, TrackingNumbers: trackingNumbers(st)})
 	var rejection *carrier.Rejection

@@ -9,19 +9,31 @@ import (
 )
 
 // serials numbers parcels for the whole process. It starts at a random
-// point of the 10^8 serials an S10 number has, so a restarted service does
+// point of the 10^6 counts a sandbox serial has, so a restarted service does
 // not hand out the numbers of the previous run again (a collision needs the
 // two runs' ranges to overlap).
 var serials = func() *atomic.Uint64 {
 	var s atomic.Uint64
-	s.Store(mrand.Uint64N(1e8))
+	s.Store(mrand.Uint64N(1e6))
 	return &s
 }()
 
-// trackingNumber is the next S10 number for a parcel sent from country.
-func trackingNumber(country string) string {
-	serial := fmt.Sprintf("%08d", serials.Add(1)%1e8)
-	return "SB" + serial + string(rune('0'+s10CheckDigit(serial))) + country
+// trackingNumber is the next S10 number for a parcel sent from country. The
+// serial's first digit is the parcel's tracking journey, its second 1 when
+// the parcel carries cash on delivery, and the last six count.
+func trackingNumber(country string, j journey, cod bool) string {
+	codDigit := 0
+	if cod {
+		codDigit = 1
+	}
+	serial := fmt.Sprintf("%d%d%06d", j, codDigit, serials.Add(1)%1e6)
+	return S10("SB", serial, country)
+}
+
+// S10 completes an 8-digit serial into a UPU S10 number with its check
+// digit, e.g. S10("SB", "00000001", "CZ").
+func S10(indicator, serial, country string) string {
+	return indicator + serial + string(rune('0'+s10CheckDigit(serial))) + country
 }
 
 // s10CheckDigit is the UPU S10 check digit of an 8-digit serial: weights

@@ -1,0 +1,56 @@
+package ports
+
+import (
+	"context"
+	"errors"
+
+	"shipd/modules/shipments/app"
+	"shipd/modules/shipments/app/command"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/carrier"
+	"shipd/platform/messaging"
+
+	tracking "shipd/modules/tracking/contract"
+)
+
+// EventHandlers are the module's handlers of other modules' events.
+type EventHandlers struct {
+	app app.Application
+}
+
+// NewEventHandlers returns the handlers.
+func NewEventHandlers(application app.Application) EventHandlers {
+	return EventHandlers{app: application}
+}
+
+// Register subscribes the handlers. A tracking parcel's news arrives on
+// three topics in any order; each carries the parcel's version, and the
+// shipment keeps only the newest.
+func (h EventHandlers) Register(bus *messaging.Bus) error {
+	return errors.Join(
+		messaging.OnEvent(bus, "shipments.on_tracking_parcel_created", func(ctx context.Context, e *tracking.TrackingParcelCreated) error {
+			return h.progress(ctx, e.TrackingParcelEvent)
+		}),
+		messaging.OnEvent(bus, "shipments.on_tracking_parcel_updated", func(ctx context.Context, e *tracking.TrackingParcelUpdated) error {
+			return h.progress(ctx, e.TrackingParcelEvent)
+		}),
+		messaging.OnEvent(bus, "shipments.on_tracking_parcel_status_changed", func(ctx context.Context, e *tracking.TrackingParcelStatusChanged) error {
+			if e.ShipmentID == nil {
+				return nil
+			}
+			tp := e.TrackingParcel
+			return h.app.Commands.RecordTrackingProgress.Handle(ctx, command.RecordTrackingProgress{ShipmentID: *e.ShipmentID,
+				Parcel: domain.TrackedParcel{ID: tp.ID, TrackingNumber: tp.TrackingNumber, Status: carrier.TrackingStatus(tp.Status), Version: e.Version}})
+		}),
+	)
+}
+
+func (h EventHandlers) progress(ctx context.Context, e tracking.TrackingParcelEvent) error {
+	tp := e.TrackingParcel
+	if tp.ShipmentID == nil {
+		return nil
+	}
+	return h.app.Commands.RecordTrackingProgress.Handle(ctx, command.RecordTrackingProgress{ShipmentID: *tp.ShipmentID,
+		Parcel:         domain.TrackedParcel{ID: tp.ID, TrackingNumber: tp.TrackingNumber, Status: carrier.TrackingStatus(tp.Status), Version: e.Version},
+		CODCollectedAt: tp.CODCollectedAt})
+}

@@ -1,0 +1,46 @@
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/modules/tracking/app/command"
+	"shipd/platform/clock"
+)
+
+// CheckQueue hands out tracking parcels whose check is due. A claim is a
+// lease: a worker that dies mid-call loses it when it expires, and the
+// parcel is claimed again. Recording the check (the repository's Update)
+// clears the lease.
+type CheckQueue struct {
+	db    *sqlx.DB
+	clock clock.Clock
+}
+
+// NewCheckQueue returns the queue.
+func NewCheckQueue(db *sqlx.DB, clk clock.Clock) *CheckQueue {
+	return &CheckQueue{db: db, clock: clk}
+}
+
+var _ command.CheckQueue = (*CheckQueue)(nil)
+
+// Claim leases up to limit due parcels, the longest overdue first, skipping
+// rows another instance is claiming at the same moment.
+func (q *CheckQueue) Claim(ctx context.Context, limit int, lease time.Duration) ([]string, error) {
+	now := q.clock.Now()
+	var ids []string
+	err := q.db.SelectContext(ctx, &ids, `
+		UPDATE tracking.parcels p SET lease_until = $2
+		FROM (SELECT id FROM tracking.parcels
+		      WHERE next_check_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+		      ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+		WHERE p.id = due.id
+		RETURNING p.id`, now, now.Add(lease), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claiming tracking checks: %w", err)
+	}
+	return ids, nil
+}

@@ -1,0 +1,143 @@
+// Package adapters is the tracking module's driven side: the PostgreSQL
+// repository, the check queue, and the list read model.
+package adapters
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"shipd/modules/tracking/domain"
+	"shipd/platform/fault"
+	"shipd/platform/messaging"
+)
+
+// PostgresRepository keeps tracking parcels in tracking.parcels and
+// tracking.status_updates, and publishes their events through the outbox in
+// the same transaction.
+type PostgresRepository struct {
+	db     *sqlx.DB
+	outbox *messaging.Outbox
+}
+
+// NewPostgresRepository returns the repository.
+func NewPostgresRepository(db *sqlx.DB, outbox *messaging.Outbox) *PostgresRepository {
+	return &PostgresRepository{db: db, outbox: outbox}
+}
+
+var _ domain.Repository = (*PostgresRepository)(nil)
+
+// Add inserts the parcel. A duplicate number is detected without a failed
+// statement, so a message handler's transaction stays usable.
+func (r *PostgresRepository) Add(ctx context.Context, p *domain.Parcel, events ...domain.Event) error {
+	st := p.State()
+	state, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO tracking.parcels
+			(id, account_id, channel_id, tracking_number, shipment_id, state, version, next_check_at)
+			VALUES ($1, $2, $3, $4, nullif($5, ''), $6, $7, $8)
+			ON CONFLICT ON CONSTRAINT parcels_number_key DO NOTHING`,
+			st.ID, st.AccountID, st.ChannelID, st.TrackingNumber, st.ShipmentID, string(state), st.Version, st.NextCheckAt)
+		if err != nil {
+			return fmt.Errorf("inserting tracking parcel: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			var existing string
+			if err := tx.GetContext(ctx, &existing, `SELECT id FROM tracking.parcels
+				WHERE account_id = $1 AND channel_id = $2 AND tracking_number = $3`, st.AccountID, st.ChannelID, st.TrackingNumber); err != nil {
+				return fmt.Errorf("finding the tracking parcel of %s: %w", st.TrackingNumber, err)
+			}
+			return fault.Field("tracking_number", "is already tracked through this shipping channel as "+existing)
+		}
+		return messaging.PublishAll(ctx, r.outbox, tx, events)
+	})
+}
+
+// Get loads one parcel with its status updates.
+func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Parcel, error) {
+	return load(ctx, r.db, id, "")
+}
+
+func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.Parcel, error) {
+	var raw []byte
+	err := sqlx.GetContext(ctx, q, &raw, `SELECT state FROM tracking.parcels WHERE id = $1`+lock, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fault.NotFound("Tracking parcel")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading tracking parcel: %w", err)
+	}
+	var st domain.State
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("tracking parcel %s state: %w", id, err)
+	}
+	var updates []domain.StatusUpdate
+	err = sqlx.SelectContext(ctx, q, &updates, `SELECT id, coalesce(status, '') AS status, carrier_code, description,
+		location, occurred_at, fingerprint FROM tracking.status_updates WHERE parcel_id = $1 ORDER BY occurred_at, id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("loading status updates: %w", err)
+	}
+	return domain.Restore(st, updates), nil
+}
+
+// Update changes one parcel under a row lock and releases its check lease.
+func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) (*domain.Parcel, error) {
+	var out *domain.Parcel
+	err := messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		p, err := load(ctx, tx, id, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		events, err := fn(p)
+		if err != nil {
+			return err
+		}
+		out = p
+		st := p.State()
+		state, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE tracking.parcels SET state = $2, version = $3, next_check_at = $4,
+			lease_until = NULL WHERE id = $1`, id, string(state), st.Version, st.NextCheckAt)
+		if err != nil {
+			return fmt.Errorf("updating tracking parcel: %w", err)
+		}
+		for _, u := range p.TakeAdded() {
+			_, err = tx.ExecContext(ctx, `INSERT INTO tracking.status_updates
+				(id, parcel_id, status, carrier_code, description, location, occurred_at, fingerprint)
+				VALUES ($1, $2, nullif($3, ''), $4, $5, $6, $7, $8) ON CONFLICT ON CONSTRAINT status_updates_fingerprint_key DO NOTHING`,
+				u.ID, id, string(u.Status), u.CarrierCode, u.Description, u.Location, u.At, u.Fingerprint)
+			if err != nil {
+				return fmt.Errorf("recording status update: %w", err)
+			}
+		}
+		return messaging.PublishAll(ctx, r.outbox, tx, events)
+	})
+	return out, err
+}
+
+// Delete removes one parcel (its status updates with it) under a row lock.
+func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) error {
+	return messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		p, err := load(ctx, tx, id, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		events, err := fn(p)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tracking.parcels WHERE id = $1`, id); err != nil {
+			return fmt.Errorf("deleting tracking parcel: %w", err)
+		}
+		return messaging.PublishAll(ctx, r.outbox, tx, events)
+	})
+}

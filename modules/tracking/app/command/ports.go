@@ -1,0 +1,12 @@
+package command
+
+import (
+	"context"
+	"time"
+)
+
+// CheckQueue hands out tracking parcels whose check is due.
+type CheckQueue interface {
+	// Claim leases up to limit due parcels for lease and returns their ids.
+	Claim(ctx context.Context, limit int, lease time.Duration) ([]string, error)
+}

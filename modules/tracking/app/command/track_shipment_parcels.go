@@ -1,0 +1,58 @@
+package command
+
+import (
+	"context"
+	"log/slog"
+
+	"shipd/modules/tracking/contract"
+	"shipd/modules/tracking/domain"
+	"shipd/platform/clock"
+	"shipd/platform/fault"
+	"shipd/platform/ids"
+)
+
+// TrackShipmentParcels starts tracking the parcels of a shipment the
+// carrier created.
+type TrackShipmentParcels struct {
+	AccountID       string
+	ShipmentID      string
+	ChannelID       string
+	Provider        string
+	TrackingNumbers []string
+	Recipient       domain.Recipient
+	CashOnDelivery  bool
+}
+
+// TrackShipmentParcelsHandler makes one internal tracking parcel per parcel.
+type TrackShipmentParcelsHandler struct {
+	repo  domain.Repository
+	clock clock.Clock
+}
+
+// NewTrackShipmentParcelsHandler returns the handler.
+func NewTrackShipmentParcelsHandler(repo domain.Repository, clk clock.Clock) TrackShipmentParcelsHandler {
+	return TrackShipmentParcelsHandler{repo: repo, clock: clk}
+}
+
+// Handle creates the parcels with the default check settings. It runs in
+// the message handler's transaction; a number the account already tracks
+// through the channel keeps its existing tracking parcel.
+func (h TrackShipmentParcelsHandler) Handle(ctx context.Context, cmd TrackShipmentParcels) error {
+	now := h.clock.Now()
+	for _, tn := range cmd.TrackingNumbers {
+		p := domain.New(domain.State{
+			ID: ids.NewAt(ids.TrackingParcel, now), AccountID: cmd.AccountID, ChannelID: cmd.ChannelID, Provider: cmd.Provider,
+			TrackingNumber: tn, ShipmentID: cmd.ShipmentID, Recipient: cmd.Recipient,
+			CheckDelayHours: domain.DefaultCheckDelayHours, MaxChecks: domain.DefaultMaxChecks, AwaitsCOD: cmd.CashOnDelivery,
+		}, now)
+		err := h.repo.Add(ctx, p, contract.TrackingParcelCreated{TrackingParcelEvent: parcelEvent(p, now)})
+		if fault.Is(err, fault.KindValidation) {
+			slog.InfoContext(ctx, "shipment parcel already tracked", "shipment_id", cmd.ShipmentID, "tracking_number", tn)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+package domain
+
+import "context"
+
+// Event is something that happened to a tracking parcel, published with the change.
+type Event interface {
+	EventType() string
+}
+
+// Repository keeps tracking parcels. Each method is one short transaction
+// (or the message handler's, when called from one) that also publishes the
+// given events (transactional outbox).
+type Repository interface {
+	// Add inserts the parcel; a number the account already tracks through
+	// the channel is a validation fault on tracking_number.
+	Add(ctx context.Context, p *Parcel, events ...Event) error
+	// Get loads one parcel with its status updates.
+	Get(ctx context.Context, id string) (*Parcel, error)
+	// Update loads the parcel locked, lets fn change it and name the events,
+	// and saves it with its new status updates. fn does no I/O.
+	Update(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) (*Parcel, error)
+	// Delete loads the parcel locked, lets fn veto, and deletes it.
+	Delete(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) error
+}

@@ -1,0 +1,52 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"shipd/modules/tracking/app"
+	"shipd/modules/tracking/app/command"
+	"shipd/platform/config"
+	"shipd/platform/server"
+)
+
+// checkLease outlasts a carrier call (30 s) and recording its answer.
+const checkLease = 2 * time.Minute
+
+// CheckerWorker checks tracking parcels whose check is due, outside any
+// transaction: claim (short tx), ask the carrier, record (short tx). A
+// carrier that hangs holds one slot until its timeout, nothing else.
+type CheckerWorker struct {
+	app  app.Application
+	loop server.ClaimLoop[string]
+}
+
+// NewCheckerWorker returns the worker.
+func NewCheckerWorker(application app.Application, queue command.CheckQueue, cfg config.Config) *CheckerWorker {
+	w := &CheckerWorker{app: application}
+	w.loop = server.ClaimLoop[string]{
+		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.TrackingConcurrency,
+		Claim: func(ctx context.Context, limit int) ([]string, error) { return queue.Claim(ctx, limit, checkLease) },
+		Do:    w.check,
+	}
+	return w
+}
+
+// Name names the worker.
+func (w *CheckerWorker) Name() string { return "tracking.checker" }
+
+// Run checks parcels until ctx ends.
+func (w *CheckerWorker) Run(ctx context.Context) error { return w.loop.Run(ctx) }
+
+func (w *CheckerWorker) check(ctx context.Context, id string) {
+	_, err := w.app.Commands.CheckTrackingParcel.Handle(ctx, command.CheckTrackingParcel{ID: id})
+	switch {
+	case err == nil, ctx.Err() != nil:
+	case errors.Is(err, command.ErrCheckFailed):
+		slog.InfoContext(ctx, "tracking check failed", "tracking_parcel_id", id, "err", err)
+	default:
+		slog.ErrorContext(ctx, "checking tracking parcel", "tracking_parcel_id", id, "err", err)
+	}
+}

@@ -1,0 +1,172 @@
+// Package ports is the tracking module's driving side: its HTTP routes, the
+// checker worker and its handlers of other modules' events.
+package ports
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"shipd/modules/tracking/app"
+	"shipd/modules/tracking/app/command"
+	"shipd/modules/tracking/app/query"
+	"shipd/platform/auth"
+	"shipd/platform/carrier"
+	"shipd/platform/config"
+	"shipd/platform/fault"
+	"shipd/platform/httpapi"
+	"shipd/platform/ids"
+)
+
+// HTTPServer serves /v1/tracking-parcels.
+type HTTPServer struct {
+	app     app.Application
+	baseURL string
+}
+
+// NewHTTPServer returns the HTTP port.
+func NewHTTPServer(application app.Application, cfg config.Config) HTTPServer {
+	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL}
+}
+
+// Register adds the routes to the authenticated /v1 router.
+func (h HTTPServer) Register(r *mux.Router) {
+	r.Handle("/tracking-parcels", auth.Require(auth.TrackingWrite, h.create)).Methods(http.MethodPost)
+	r.Handle("/tracking-parcels", auth.Require(auth.TrackingRead, h.list)).Methods(http.MethodGet)
+	r.Handle("/tracking-parcels/{id}", auth.Require(auth.TrackingRead, h.get)).Methods(http.MethodGet)
+	r.Handle("/tracking-parcels/{id}", auth.Require(auth.TrackingWrite, h.update)).Methods(http.MethodPut, http.MethodPatch)
+	r.Handle("/tracking-parcels/{id}", auth.Require(auth.TrackingWrite, h.delete)).Methods(http.MethodDelete)
+	r.Handle("/tracking-parcels/{id}/refresh", auth.Require(auth.TrackingWrite, h.refresh)).Methods(http.MethodPost)
+}
+
+func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	st, err := req.check()
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	tp, err := h.app.Commands.CreateTrackingParcel.Handle(r.Context(), command.CreateTrackingParcel{AccountID: principal(r).AccountID, Parcel: st})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/tracking-parcels/"+tp.ID)
+	httpapi.WriteData(w, http.StatusCreated, tp, "Tracking parcel created successfully")
+}
+
+func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	errs := fault.FieldErrors{}
+	page := httpapi.PageParams(q, errs)
+	status := q.Get("status")
+	if status != "" && !carrier.TrackingStatus(status).Valid() {
+		names := make([]string, len(carrier.TrackingStatuses))
+		for i, s := range carrier.TrackingStatuses {
+			names[i] = string(s)
+		}
+		errs.Add("status", "must be one of: "+strings.Join(names, ", "))
+	}
+	search := normalizeNumber(q.Get("search"))
+	if len(search) > 64 {
+		errs.Add("search", "must be at most 64 characters")
+	}
+	if err := errs.Err(); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	res, err := h.app.Queries.ListTrackingParcels.Handle(r.Context(), query.ListTrackingParcels{
+		AccountID: principal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
+		Offset: page.Offset(), Limit: page.PerPage,
+	})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+}
+
+func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
+	id, ok := parcelID(w, r)
+	if !ok {
+		return
+	}
+	tp, err := h.app.Queries.GetTrackingParcel.Handle(r.Context(), query.GetTrackingParcel{AccountID: principal(r).AccountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, tp, "")
+}
+
+func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
+	id, ok := parcelID(w, r)
+	if !ok {
+		return
+	}
+	var req updateRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	external, err := req.check()
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	tp, err := h.app.Commands.UpdateTrackingParcel.Handle(r.Context(), command.UpdateTrackingParcel{
+		AccountID: principal(r).AccountID, ID: id, RecipientName: trimmed(req.RecipientName),
+		RecipientEmail: trimmed(req.RecipientEmail), RecipientPhone: trimmed(req.RecipientPhone), ExternalData: external})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, tp, "Tracking parcel updated successfully")
+}
+
+func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
+	id, ok := parcelID(w, r)
+	if !ok {
+		return
+	}
+	if err := h.app.Commands.DeleteTrackingParcel.Handle(r.Context(), command.DeleteTrackingParcel{AccountID: principal(r).AccountID, ID: id}); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// refresh checks the parcel now. A carrier that gives no answer is recorded
+// as a failed check (last_check_error) and answered 503.
+func (h HTTPServer) refresh(w http.ResponseWriter, r *http.Request) {
+	id, ok := parcelID(w, r)
+	if !ok {
+		return
+	}
+	tp, err := h.app.Commands.CheckTrackingParcel.Handle(r.Context(), command.CheckTrackingParcel{AccountID: principal(r).AccountID, ID: id})
+	if errors.Is(err, command.ErrCheckFailed) {
+		httpapi.WriteError(w, r, fault.Unavailable("The carrier could not be asked about this parcel: "+*tp.LastCheckError))
+		return
+	}
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteData(w, http.StatusOK, tp, "Tracking parcel refreshed successfully")
+}
+
+// parcelID reads the path id; one that cannot be an id of this kind is a 404.
+func parcelID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	return httpapi.PathID(w, r, ids.TrackingParcel, "Tracking parcel")
+}
+
+func principal(r *http.Request) auth.Principal {
+	p, _ := auth.FromContext(r.Context())
+	return p
+}
