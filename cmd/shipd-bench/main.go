@@ -22,16 +22,18 @@ func main() {
 	rows := flag.Int("shipments", 1_000_000, "shipments seeded into the list read model")
 	samples := flag.Int("samples", 300, "requests per list measurement")
 	duration := flag.Duration("post-duration", 10*time.Second, "how long each write-throughput run lasts")
+	parcels := flag.Int("tracking-parcels", 100_000, "due tracking parcels checked against the sandbox")
+	flag.IntVar(&checkConcurrency, "tracking-concurrency", checkConcurrency, "TRACKING_CONCURRENCY of the checking instance")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *out, *rows, *samples, *duration); err != nil {
+	if err := run(ctx, *out, *rows, *samples, *duration, *parcels); err != nil {
 		fmt.Fprintln(os.Stderr, "shipd-bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out string, rows, samples int, duration time.Duration) error {
+func run(ctx context.Context, out string, rows, samples int, duration time.Duration, parcels int) error {
 	dsn := os.Getenv("DATABASE_URL")
 	if dsn == "" {
 		cluster, err := localcluster.StartThrowaway(ctx, logf)
@@ -41,7 +43,7 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		defer cluster.Close()
 		dsn = cluster.DSN()
 	}
-	env, err := startService(ctx, dsn)
+	env, err := startService(ctx, dsn, nil)
 	if err != nil {
 		return err
 	}
@@ -56,6 +58,9 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		return err
 	}
 	if err := benchShipmentWrites(ctx, env, duration, &report); err != nil {
+		return err
+	}
+	if err := benchTrackingChecks(ctx, env, dsn, parcels, &report); err != nil {
 		return err
 	}
 	if err := os.WriteFile(out, []byte(report.String()), 0o644); err != nil {

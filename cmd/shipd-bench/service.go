@@ -32,7 +32,8 @@ type service struct {
 	stop    func()
 }
 
-func startService(ctx context.Context, dsn string) (*service, error) {
+// startService starts one instance; tweak changes its configuration.
+func startService(ctx context.Context, dsn string, tweak func(*config.Config)) (*service, error) {
 	cfg := config.Config{
 		DatabaseURL: dsn, HTTPAddr: "127.0.0.1:0", SecretKey: "bench-secret-key-0123456789-abcdefghijkl",
 		LogLevel: "error", DataDir: ".data", SandboxTimeScale: 1,
@@ -43,6 +44,9 @@ func startService(ctx context.Context, dsn string) (*service, error) {
 		// the write benchmark measures.
 		BookingConcurrency: 0,
 		CarrierTimeout:     30 * time.Second,
+	}
+	if tweak != nil {
+		tweak(&cfg)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	app, cleanup, err := shipd.InitializeApp(runCtx, cfg, clock.Real{})
@@ -87,7 +91,7 @@ func startService(ctx context.Context, dsn string) (*service, error) {
 		cleanup()
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	ch, err := s.call(http.MethodPost, "/v1/shipping-channels", `{"name":"bench","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b"}}`)
+	ch, err := s.call(http.MethodPost, "/v1/shipping-channels", `{"name":"bench `+ln.Addr().String()+`","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b"}}`)
 	if err != nil {
 		s.stop()
 		return nil, err

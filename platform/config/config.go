@@ -39,8 +39,10 @@ type Config struct {
 	// check); a carrier slower than that counts as unavailable.
 	CarrierTimeout time.Duration `env:"CARRIER_TIMEOUT" envDefault:"30s"`
 	// TrackingConcurrency is how many tracking checks one instance runs at
-	// once; 0 leaves checking to other instances.
-	TrackingConcurrency int `env:"TRACKING_CONCURRENCY" envDefault:"8"`
+	// once; 0 leaves checking to other instances. 4 keeps the list read
+	// model current while a burst of checks against the instant sandbox runs
+	// on two cores (make bench); slow real carriers allow more.
+	TrackingConcurrency int `env:"TRACKING_CONCURRENCY" envDefault:"4"`
 	// ShutdownTimeout bounds the graceful shutdown of serve.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"15s"`
 	// LogWriter receives the JSON log; nil means standard error. Tests set it

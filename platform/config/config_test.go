@@ -44,7 +44,7 @@ func TestLoadDefaults(t *testing.T) {
 		WorkerPollInterval:  200 * time.Millisecond,
 		ShutdownTimeout:     15 * time.Second,
 		BookingConcurrency:  8,
-		TrackingConcurrency: 8,
+		TrackingConcurrency: 4,
 		CarrierTimeout:      30 * time.Second,
 	}
 	if !reflect.DeepEqual(cfg, want) {

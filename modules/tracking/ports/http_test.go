@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"shipd"
+	"shipd/adapters/carriers/sandbox"
 	"shipd/platform/apptest"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
@@ -491,4 +492,39 @@ func TestDeletedChannelStopsTracking(t *testing.T) {
 	if tp["status"] != "waiting_for_shipment" || !strings.Contains(tp["last_check_error"].(string), "deleted") {
 		t.Fatalf("after the channel went: %v", tp)
 	}
+}
+
+// TestSeveralInstancesCheckEachParcelOnce: two instances run the checker
+// on one database; every due parcel is checked exactly once and its carrier
+// events are recorded once.
+func TestSeveralInstancesCheckEachParcelOnce(t *testing.T) {
+	env, _ := manualEnv(t)
+	env.StartInstance()
+	key := env.NewKey("acme")
+	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	var made []string
+	for i := range 80 {
+		number := sandboxNumber(i)
+		made = append(made, createParcel(t, env, key, map[string]any{"tracking_number": number, "shipping_channel_id": ch})["id"].(string))
+	}
+	apptest.Eventually(t, 20*time.Second, "every parcel is checked", func() bool {
+		var left int
+		if err := env.DB.Get(&left, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int = 0`); err != nil {
+			t.Fatal(err)
+		}
+		return left == 0
+	})
+	time.Sleep(300 * time.Millisecond) // more polls by both instances: nothing is due
+	var twice, updates int
+	if err := env.DB.Get(&twice, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int <> 1`); err != nil || twice != 0 {
+		t.Fatalf("%d parcels checked more than once (%v)", twice, err)
+	}
+	if err := env.DB.Get(&updates, `SELECT count(*) FROM tracking.status_updates`); err != nil || updates != len(made) {
+		t.Fatalf("%d status updates for %d parcels with one carrier event each (%v)", updates, len(made), err)
+	}
+}
+
+// sandboxNumber is the i-th normal-journey sandbox tracking number.
+func sandboxNumber(i int) string {
+	return sandbox.S10("SB", "00"+strconv.Itoa(100000+i), "CZ")
 }

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"shipd/adapters/carriers/sandbox"
+	"shipd/modules/tracking/domain"
+	"shipd/platform/carrier"
+	"shipd/platform/config"
+	"shipd/platform/ids"
+)
+
+// checkConcurrency is TRACKING_CONCURRENCY of the checking instance.
+var checkConcurrency = 4
+
+// seedDueParcels inserts n external tracking parcels of the bench channel,
+// all due now, with their list rows, as creating them through the API would
+// have. Their journeys started 0 to 40 hours ago, so checks find 1 to 7
+// carrier events each and most of them change the status.
+func seedDueParcels(ctx context.Context, s *service, n int) ([]string, error) {
+	now := time.Now().UTC().Truncate(time.Second)
+	idList, numbers, states, lists := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i := range n {
+		created := now.Add(-time.Duration(i%41) * time.Hour)
+		st := domain.State{
+			ID: ids.NewAt(ids.TrackingParcel, created), AccountID: s.account, ChannelID: s.channel, Provider: sandbox.Code,
+			TrackingNumber: sandbox.S10("SB", fmt.Sprintf("%d0%06d", []int{0, 1, 2, 3}[i%4], i), "CZ"),
+			Status:         carrier.StatusCreated, CheckDelayHours: 6, MaxChecks: 20, NextCheckAt: &now,
+			ExternalData: map[string]any{}, Version: 1, CreatedAt: created, UpdatedAt: created,
+		}
+		raw, err := json.Marshal(st)
+		if err != nil {
+			return nil, err
+		}
+		summary, _ := json.Marshal(map[string]any{"id": st.ID, "tracking_number": st.TrackingNumber, "shipping_channel_id": st.ChannelID,
+			"provider": st.Provider, "status": st.Status, "shipment_id": nil, "recipient_name": nil, "recipient_email": nil,
+			"recipient_phone": nil, "check_delay_hours": 6, "max_checks": 20, "cod_collected_at": nil, "external_data": map[string]any{},
+			"created_at": created, "updated_at": created})
+		idList[i], numbers[i], states[i], lists[i] = st.ID, st.TrackingNumber, string(raw), string(summary)
+	}
+	start := time.Now()
+	_, err := s.db.ExecContext(ctx, `
+		WITH src AS (SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::json[]) AS t(id, number, state, record)),
+		parcels AS (
+			INSERT INTO tracking.parcels (id, account_id, channel_id, tracking_number, state, version, next_check_at)
+			SELECT id, $5, $6, number, state, 1, $7 FROM src)
+		INSERT INTO tracking.parcel_list (id, account_id, version, deleted, status, channel_id, tracking_number, created_at, record)
+		SELECT id, $5, 1, false, 'created', $6, number, (state->>'created_at')::timestamptz, record FROM src`,
+		idList, numbers, states, lists, s.account, s.channel, now)
+	if err != nil {
+		return nil, fmt.Errorf("seeding tracking parcels: %w", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `VACUUM ANALYZE tracking.parcels, tracking.parcel_list`); err != nil {
+		return nil, err
+	}
+	logf("seeded %d due tracking parcels in %s", n, time.Since(start).Round(time.Second))
+	return numbers, nil
+}
+
+// benchTrackingChecks seeds n due parcels, starts a second instance that
+// checks them (the first one serves the API and checks nothing), and
+// measures checks per second and, meanwhile, how long an edit made through
+// the API takes to show in the list read model.
+func benchTrackingChecks(ctx context.Context, api *service, dsn string, n int, report *strings.Builder) error {
+	numbers, err := seedDueParcels(ctx, api, n)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	checker, err := startService(ctx, dsn, func(c *config.Config) { c.TrackingConcurrency = checkConcurrency })
+	if err != nil {
+		return err
+	}
+	defer checker.stop()
+
+	lags := make(chan []time.Duration, 1)
+	running, stopLag := context.WithCancel(ctx)
+	go func() { lags <- sampleListLag(running, api, numbers) }()
+	var left int
+	for {
+		if err := api.db.GetContext(ctx, &left, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int = 0`); err != nil {
+			stopLag()
+			return err
+		}
+		if left == 0 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	took := time.Since(start)
+	stopLag()
+	lag := <-lags
+	// The list read model has caught up when every row holds the parcel's version.
+	caught := time.Now()
+	for {
+		var behind int
+		if err := api.db.GetContext(ctx, &behind, `SELECT count(*) FROM tracking.parcels p JOIN tracking.parcel_list l USING (id)
+			WHERE l.version < p.version`); err != nil {
+			return err
+		}
+		if behind == 0 || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	catchUp := time.Since(caught)
+	var updates, changes int
+	if err := api.db.GetContext(ctx, &updates, `SELECT count(*) FROM tracking.status_updates`); err != nil {
+		return err
+	}
+	if err := api.db.GetContext(ctx, &changes, `SELECT count(*) FROM "watermill_tracking_parcel.status_changed"`); err != nil {
+		return err
+	}
+	rate := float64(n) / took.Seconds()
+	logf("tracking: %d checks in %s (%.0f/s), list lag p50 %s p99 %s over %d samples", n, took.Round(time.Millisecond), rate, pct(lag, 50), pct(lag, 99), len(lag))
+
+	fmt.Fprintf(report, "## Tracking checks: %d due parcels against the sandbox carrier\n\n", n)
+	fmt.Fprintf(report, "All parcels due at once (journeys 0-40 h old, so most checks record new carrier events and change the status).\n")
+	fmt.Fprintf(report, "A second instance checks them (`TRACKING_CONCURRENCY=%d`): claim with `FOR UPDATE SKIP LOCKED` and a lease, call the\n", checkConcurrency)
+	fmt.Fprintf(report, "sandbox outside any transaction, record updates and events in a new short transaction. Meanwhile the first\n")
+	fmt.Fprintf(report, "instance takes an API edit (`PUT external_data`) every 100 ms and polls the list until it shows the edit.\n\n")
+	fmt.Fprintf(report, "| figure | value |\n|---|---|\n")
+	fmt.Fprintf(report, "| checks | %d in %.1f s: **%.0f checks/s** |\n", n, took.Seconds(), rate)
+	fmt.Fprintf(report, "| status updates recorded / status changes published | %d / %d |\n", updates, changes)
+	fmt.Fprintf(report, "| read-model lag of an API edit during the run (%d samples) | p50 %s, p99 %s, max %s |\n", len(lag), ms(pct(lag, 50)), ms(pct(lag, 99)), ms(pct(lag, 100)))
+	fmt.Fprintf(report, "| list read model catching up after the last check | %s |\n\n", ms(catchUp))
+	return nil
+}
+
+// sampleListLag edits a parcel through the API and polls the list (search
+// by its tracking number) until the edit shows, over and over until ctx ends.
+func sampleListLag(ctx context.Context, s *service, numbers []string) []time.Duration {
+	var out []time.Duration
+	for i := 0; ctx.Err() == nil; i++ {
+		number := numbers[(i*7919)%len(numbers)]
+		page, err := s.call("GET", "/v1/tracking-parcels?search="+number, "")
+		if err != nil || len(page["data"].([]any)) == 0 {
+			logf("lag sample: %v", err)
+			return out
+		}
+		id := page["data"].([]any)[0].(map[string]any)["id"].(string)
+		marker := fmt.Sprintf("m%d", i)
+		t0 := time.Now()
+		if _, err := s.call("PUT", "/v1/tracking-parcels/"+id, `{"external_data":{"marker":"`+marker+`"}}`); err != nil {
+			logf("lag sample: %v", err)
+			return out
+		}
+		for ctx.Err() == nil {
+			page, err := s.call("GET", "/v1/tracking-parcels?search="+number, "")
+			if err != nil {
+				return out
+			}
+			if data, _ := page["data"].([]any); len(data) == 1 && fmt.Sprint(data[0].(map[string]any)["external_data"]) == "map[marker:"+marker+"]" {
+				out = append(out, time.Since(t0))
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pct is the p-th percentile of sorted durations (100: the largest).
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
