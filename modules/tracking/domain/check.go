@@ -58,6 +58,9 @@ func (p *Parcel) CheckFailed(reason string, now time.Time, nextIn time.Duration)
 
 // StopTracking ends the checks for good (the channel is gone).
 func (p *Parcel) StopTracking(reason string, now time.Time) {
+	if p.s.NextCheckAt == nil && p.s.LastCheckError == reason {
+		return // stopped already, for the same reason
+	}
 	p.s.NextCheckAt = nil
 	p.s.LastCheckError = reason
 	p.touch(now)

@@ -154,3 +154,13 @@ func TestEditAndDelete(t *testing.T) {
 		t.Fatal("a shipment's parcel was allowed to be deleted")
 	}
 }
+
+func TestStopTrackingOnce(t *testing.T) {
+	p := newParcel()
+	p.StopTracking("channel deleted", t0)
+	v := p.Version()
+	p.StopTracking("channel deleted", t0.Add(time.Hour))
+	if p.Tracked() || p.Version() != v || p.State().LastCheckError != "channel deleted" {
+		t.Fatalf("stopping again changed the parcel: %+v", p.State())
+	}
+}

@@ -45,7 +45,9 @@ func (w *CheckerWorker) check(ctx context.Context, id string) {
 	switch {
 	case err == nil, ctx.Err() != nil:
 	case errors.Is(err, command.ErrCheckFailed):
-		slog.InfoContext(ctx, "tracking check failed", "tracking_parcel_id", id, "err", err)
+		// Kept on the parcel (last_check_error); one line per parcel would
+		// flood the log while a carrier is down.
+		slog.DebugContext(ctx, "tracking check failed", "tracking_parcel_id", id, "err", err)
 	default:
 		slog.ErrorContext(ctx, "checking tracking parcel", "tracking_parcel_id", id, "err", err)
 	}
