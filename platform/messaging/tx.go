@@ -9,8 +9,6 @@ import (
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/jmoiron/sqlx"
 	"github.com/jmoiron/sqlx/reflectx"
-
-	"shipd/platform/postgres"
 )
 
 var mapper = reflectx.NewMapperFunc("db", sqlx.NameMapper)
@@ -58,14 +56,4 @@ func Once(ctx context.Context, handler string, fn func(tx *sqlx.Tx) error) error
 		return nil
 	}
 	return fn(tx)
-}
-
-// InTx runs fn in the subscriber's transaction when called from a message
-// handler (so the handler's writes and the events they publish commit with
-// the acknowledgement), else in a new short transaction of db.
-func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
-	if tx, err := Tx(ctx); err == nil {
-		return fn(tx)
-	}
-	return postgres.InTx(ctx, db, fn)
 }

@@ -6,15 +6,22 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jmoiron/sqlx"
+
 	"shipd/modules/channels/contract"
 	"shipd/platform/messaging"
+	"shipd/platform/postgres"
 )
 
 // ChannelListProjection builds channels.channel_list from the module's events.
-type ChannelListProjection struct{}
+type ChannelListProjection struct {
+	db *sqlx.DB
+}
 
 // NewChannelListProjection returns the projection.
-func NewChannelListProjection() *ChannelListProjection { return &ChannelListProjection{} }
+func NewChannelListProjection(db *sqlx.DB) *ChannelListProjection {
+	return &ChannelListProjection{db: db}
+}
 
 // Register subscribes the projection to every channel event. Each event type
 // is its own topic, so events of one channel can arrive out of order: the
@@ -39,11 +46,15 @@ func (p *ChannelListProjection) Register(bus *messaging.Bus) error {
 	)
 }
 
+// upsert writes the event in its own short transaction, committed before
+// the message is acknowledged: the subscriber's batch transaction then holds
+// no row locks, so consumer groups never deadlock (ADR 0019). The write is
+// version-guarded, so a redelivery changes nothing.
 func (p *ChannelListProjection) upsert(ctx context.Context, e contract.ChannelEvent, deleted bool) error {
-	tx, err := messaging.Tx(ctx)
-	if err != nil {
-		return err
-	}
+	return postgres.InTx(ctx, p.db, func(tx *sqlx.Tx) error { return p.write(ctx, e, deleted, tx) })
+}
+
+func (p *ChannelListProjection) write(ctx context.Context, e contract.ChannelEvent, deleted bool, tx *sqlx.Tx) error {
 	record, err := json.Marshal(e.ShippingChannel)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"shipd/platform/clock"
 	"shipd/platform/fault"
 	"shipd/platform/messaging"
+	"shipd/platform/postgres"
 )
 
 // PostgresRepository keeps shipments in shipments.shipments and publishes
@@ -40,7 +41,7 @@ func (r *PostgresRepository) Add(ctx context.Context, sh *domain.Shipment, event
 	if err != nil {
 		return err
 	}
-	return messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO shipments.shipments
 			(id, account_id, channel_id, status, state, version, created_at, updated_at, booking_due, next_attempt_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $7)`,
@@ -84,7 +85,7 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 // worker is kept while the booking is still due.
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) (*domain.Shipment, error) {
 	var out *domain.Shipment
-	err := messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
 		sh, _, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -126,7 +127,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 // Delete removes one shipment under a row lock; one whose booking a worker
 // holds right now is refused (the carrier may be creating it).
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) error {
-	return messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
 		sh, rw, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err

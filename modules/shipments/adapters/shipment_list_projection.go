@@ -11,18 +11,25 @@ import (
 
 	"shipd/modules/shipments/contract"
 	"shipd/platform/messaging"
+	"shipd/platform/postgres"
 )
 
 // ShipmentListProjection builds shipments.shipment_list and its counters
 // from the module's events.
-type ShipmentListProjection struct{}
+type ShipmentListProjection struct {
+	db *sqlx.DB
+}
 
 // NewShipmentListProjection returns the projection.
-func NewShipmentListProjection() *ShipmentListProjection { return &ShipmentListProjection{} }
+func NewShipmentListProjection(db *sqlx.DB) *ShipmentListProjection {
+	return &ShipmentListProjection{db: db}
+}
 
 // Register subscribes the projection to every shipment event. Events of one
 // shipment arrive on several topics, so each is applied only when newer
-// than the row (version guard); a delete leaves a tombstone.
+// than the row (version guard); a delete leaves a tombstone. Every
+// status_changed comes with a created or updated event of the same version,
+// so the projection does not subscribe to it.
 func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
 	return errors.Join(
 		messaging.OnEvent(bus, "shipments.shipment_list.on_requested", func(ctx context.Context, e *contract.ShipmentRequested) error {
@@ -32,9 +39,6 @@ func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
 			return p.apply(ctx, e.ShipmentEvent, false)
 		}),
 		messaging.OnEvent(bus, "shipments.shipment_list.on_updated", func(ctx context.Context, e *contract.ShipmentUpdated) error {
-			return p.apply(ctx, e.ShipmentEvent, false)
-		}),
-		messaging.OnEvent(bus, "shipments.shipment_list.on_status_changed", func(ctx context.Context, e *contract.ShipmentStatusChanged) error {
 			return p.apply(ctx, e.ShipmentEvent, false)
 		}),
 		messaging.OnEvent(bus, "shipments.shipment_list.on_deleted", func(ctx context.Context, e *contract.ShipmentDeleted) error {
@@ -50,14 +54,18 @@ type listKey struct {
 	ChannelID string `db:"channel_id"`
 }
 
+// apply writes the event in its own short transaction, committed before
+// the message is acknowledged: the subscriber's batch transaction then holds
+// no row locks, so consumer groups never deadlock (ADR 0019). The write is
+// version-guarded, so a redelivery changes nothing.
 func (p *ShipmentListProjection) apply(ctx context.Context, e contract.ShipmentEvent, deleted bool) error {
-	tx, err := messaging.Tx(ctx)
-	if err != nil {
-		return err
-	}
+	return postgres.InTx(ctx, p.db, func(tx *sqlx.Tx) error { return p.write(ctx, e, deleted, tx) })
+}
+
+func (p *ShipmentListProjection) write(ctx context.Context, e contract.ShipmentEvent, deleted bool, tx *sqlx.Tx) error {
 	sh := e.Shipment
 	var old listKey
-	err = tx.GetContext(ctx, &old, `SELECT version, deleted, status, channel_id FROM shipments.shipment_list WHERE id = $1 FOR UPDATE`, sh.ID)
+	err := tx.GetContext(ctx, &old, `SELECT version, deleted, status, channel_id FROM shipments.shipment_list WHERE id = $1 FOR UPDATE`, sh.ID)
 	existed := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err

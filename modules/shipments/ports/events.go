@@ -24,8 +24,10 @@ func NewEventHandlers(application app.Application) EventHandlers {
 }
 
 // Register subscribes the handlers. A tracking parcel's news arrives on
-// three topics in any order; each carries the parcel's version, and the
-// shipment keeps only the newest.
+// two topics in any order; each carries the parcel's version, and the
+// shipment keeps only the newest. Every tracking_parcel.status_changed comes
+// with an updated event of the same version, which carries the whole record
+// (the COD collection too), so status_changed itself is not needed here.
 func (h EventHandlers) Register(bus *messaging.Bus) error {
 	return errors.Join(
 		messaging.OnEvent(bus, "shipments.on_tracking_parcel_created", func(ctx context.Context, e *tracking.TrackingParcelCreated) error {
@@ -33,14 +35,6 @@ func (h EventHandlers) Register(bus *messaging.Bus) error {
 		}),
 		messaging.OnEvent(bus, "shipments.on_tracking_parcel_updated", func(ctx context.Context, e *tracking.TrackingParcelUpdated) error {
 			return h.progress(ctx, e.TrackingParcelEvent)
-		}),
-		messaging.OnEvent(bus, "shipments.on_tracking_parcel_status_changed", func(ctx context.Context, e *tracking.TrackingParcelStatusChanged) error {
-			if e.ShipmentID == nil {
-				return nil
-			}
-			tp := e.TrackingParcel
-			return h.app.Commands.RecordTrackingProgress.Handle(ctx, command.RecordTrackingProgress{ShipmentID: *e.ShipmentID,
-				Parcel: domain.TrackedParcel{ID: tp.ID, TrackingNumber: tp.TrackingNumber, Status: carrier.TrackingStatus(tp.Status), Version: e.Version}})
 		}),
 	)
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -453,9 +454,12 @@ func TestListShipments(t *testing.T) {
 	}
 	total := func(q string) float64 { return list(q)["meta"].(map[string]any)["total"].(float64) }
 	apptest.Eventually(t, 5*time.Second, "all five created in the list", func() bool { return total("?status=created") == 5 })
+	// Newest first in the order the read model first saw each shipment (ADR
+	// 0015): under load a booking's event may be seen before the request's,
+	// so the first item is one of the two newest.
 	data := list("?per_page=2")["data"].([]any)
 	first := data[0].(map[string]any)
-	if first["id"] != ids[4] || first["reference_number"] != "SHOP-4" || first["provider_shipment_id"] == nil ||
+	if !slices.Contains(ids[3:], first["id"].(string)) || first["provider_shipment_id"] == nil ||
 		first["total_price"] == nil || first["currency"] != "EUR" || len(first) != 9 {
 		t.Errorf("summary = %v", first)
 	}

@@ -6,15 +6,20 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jmoiron/sqlx"
+
 	"shipd/modules/tracking/contract"
 	"shipd/platform/messaging"
+	"shipd/platform/postgres"
 )
 
 // ParcelListProjection builds tracking.parcel_list from the module's events.
-type ParcelListProjection struct{}
+type ParcelListProjection struct {
+	db *sqlx.DB
+}
 
 // NewParcelListProjection returns the projection.
-func NewParcelListProjection() *ParcelListProjection { return &ParcelListProjection{} }
+func NewParcelListProjection(db *sqlx.DB) *ParcelListProjection { return &ParcelListProjection{db: db} }
 
 // Register subscribes the projection. Events of one parcel arrive on
 // several topics, so each is applied only when newer than the row (version
@@ -34,11 +39,15 @@ func (p *ParcelListProjection) Register(bus *messaging.Bus) error {
 	)
 }
 
+// apply writes the event in its own short transaction, committed before
+// the message is acknowledged: the subscriber's batch transaction then holds
+// no row locks, so consumer groups never deadlock (ADR 0019). The write is
+// version-guarded, so a redelivery changes nothing.
 func (p *ParcelListProjection) apply(ctx context.Context, e contract.TrackingParcelEvent, deleted bool) error {
-	tx, err := messaging.Tx(ctx)
-	if err != nil {
-		return err
-	}
+	return postgres.InTx(ctx, p.db, func(tx *sqlx.Tx) error { return p.write(ctx, e, deleted, tx) })
+}
+
+func (p *ParcelListProjection) write(ctx context.Context, e contract.TrackingParcelEvent, deleted bool, tx *sqlx.Tx) error {
 	tp := e.TrackingParcel
 	record, err := json.Marshal(tp.Summary())
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"shipd/modules/tracking/domain"
 	"shipd/platform/fault"
 	"shipd/platform/messaging"
+	"shipd/platform/postgres"
 )
 
 // PostgresRepository keeps tracking parcels in tracking.parcels and
@@ -31,15 +32,15 @@ func NewPostgresRepository(db *sqlx.DB, outbox *messaging.Outbox) *PostgresRepos
 
 var _ domain.Repository = (*PostgresRepository)(nil)
 
-// Add inserts the parcel. A duplicate number is detected without a failed
-// statement, so a message handler's transaction stays usable.
+// Add inserts the parcel; a duplicate number is found without a failed
+// statement.
 func (r *PostgresRepository) Add(ctx context.Context, p *domain.Parcel, events ...domain.Event) error {
 	st := p.State()
 	state, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	return messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO tracking.parcels
 			(id, account_id, channel_id, tracking_number, shipment_id, state, version, next_check_at)
 			VALUES ($1, $2, $3, $4, nullif($5, ''), $6, $7, $8)
@@ -90,7 +91,7 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 // Update changes one parcel under a row lock and releases its check lease.
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) (*domain.Parcel, error) {
 	var out *domain.Parcel
-	err := messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
 		p, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -126,7 +127,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *d
 
 // Delete removes one parcel (its status updates with it) under a row lock.
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) error {
-	return messaging.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
 		p, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
