@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"shipd/adapters/carriers/sandbox"
+	"shipd/modules/tracking/app/command"
 	"shipd/modules/tracking/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/config"
@@ -37,10 +38,10 @@ func seedDueParcels(ctx context.Context, s *service, n int) ([]string, time.Time
 		if err != nil {
 			return nil, now, err
 		}
-		summary, _ := json.Marshal(map[string]any{"id": st.ID, "tracking_number": st.TrackingNumber, "shipping_channel_id": st.ChannelID,
-			"provider": st.Provider, "status": st.Status, "shipment_id": nil, "recipient_name": nil, "recipient_email": nil,
-			"recipient_phone": nil, "check_delay_hours": 6, "max_checks": 20, "cod_collected_at": nil, "external_data": map[string]any{},
-			"created_at": created, "updated_at": created})
+		summary, err := json.Marshal(command.Record(st).Summary())
+		if err != nil {
+			return nil, now, err
+		}
 		idList[i], numbers[i], states[i], lists[i] = st.ID, st.TrackingNumber, string(raw), string(summary)
 	}
 	start := time.Now()

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"net/http"
 	"slices"
 )
 
@@ -29,4 +30,11 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 func FromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)
 	return p, ok
+}
+
+// RequestPrincipal returns the principal of a request behind Authenticate
+// (the zero Principal elsewhere).
+func RequestPrincipal(r *http.Request) Principal {
+	p, _ := FromContext(r.Context())
+	return p
 }

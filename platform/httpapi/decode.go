@@ -65,3 +65,17 @@ func jsonTypeName(goKind string) string {
 		return "of another type"
 	}
 }
+
+// OptionalObject decodes a free-form JSON object field (metadata, external
+// data). Absent or null is nil; anything but an object adds "must be an
+// object" to errs under field.
+func OptionalObject(raw json.RawMessage, field string, errs fault.FieldErrors) map[string]any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil || out == nil {
+		errs.Add(field, "must be an object")
+	}
+	return out
+}

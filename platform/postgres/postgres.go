@@ -88,3 +88,9 @@ func withBinaryParameters(dsn string) string {
 	}
 	return dsn + " binary_parameters=yes"
 }
+
+// EscapeLike escapes the LIKE wildcards (and the escape character) in s, so
+// that s + "%" matches s as a prefix.
+func EscapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

@@ -63,7 +63,7 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		req.Settings = map[string]any{}
 	}
 	ch, err := h.app.Commands.CreateChannel.Handle(r.Context(), command.CreateChannel{
-		AccountID: principal(r).AccountID, Name: req.Name, Description: req.Description,
+		AccountID: auth.RequestPrincipal(r).AccountID, Name: req.Name, Description: req.Description,
 		Provider: req.Provider, Settings: req.Settings,
 	})
 	if err != nil {
@@ -105,7 +105,7 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request, merge bool) {
 		return
 	}
 	ch, err := h.app.Commands.UpdateChannel.Handle(r.Context(), command.UpdateChannel{
-		AccountID: principal(r).AccountID, ID: id, Name: req.Name, Description: req.Description,
+		AccountID: auth.RequestPrincipal(r).AccountID, ID: id, Name: req.Name, Description: req.Description,
 		Settings: settings, MergeSettings: merge, Status: req.Status,
 	})
 	if err != nil {
@@ -132,7 +132,7 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ch, err := h.app.Queries.GetChannel.Handle(r.Context(), query.GetChannel{AccountID: principal(r).AccountID, ID: id})
+	ch, err := h.app.Queries.GetChannel.Handle(r.Context(), query.GetChannel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -157,7 +157,7 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.app.Queries.ListChannels.Handle(r.Context(), query.ListChannels{
-		AccountID: principal(r).AccountID, Provider: provider, Status: status,
+		AccountID: auth.RequestPrincipal(r).AccountID, Provider: provider, Status: status,
 		Offset: page.Offset(), Limit: page.PerPage,
 	})
 	if err != nil {
@@ -181,7 +181,7 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.app.Commands.DeleteChannel.Handle(r.Context(), command.DeleteChannel{AccountID: principal(r).AccountID, ID: id}); err != nil {
+	if err := h.app.Commands.DeleteChannel.Handle(r.Context(), command.DeleteChannel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
@@ -193,7 +193,7 @@ func (h HTTPServer) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out, err := h.app.Commands.ValidateChannel.Handle(r.Context(), command.ValidateChannel{AccountID: principal(r).AccountID, ID: id})
+	out, err := h.app.Commands.ValidateChannel.Handle(r.Context(), command.ValidateChannel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -218,9 +218,4 @@ func (h HTTPServer) providers(w http.ResponseWriter, r *http.Request) {
 // channelID reads the path id; one that cannot be an id of this kind is a 404.
 func channelID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return httpapi.PathID(w, r, ids.ShippingChannel, "Shipping channel")
-}
-
-func principal(r *http.Request) auth.Principal {
-	p, _ := auth.FromContext(r.Context())
-	return p
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"shipd/modules/shipments/app/query"
+	"shipd/platform/postgres"
 )
 
 // ShipmentListReader answers list queries from shipments.shipment_list.
@@ -87,7 +88,7 @@ func (r *ShipmentListReader) filtered(ctx context.Context, q query.ListShipments
 func (r *ShipmentListReader) search(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
 	page := query.ShipmentPage{Records: []json.RawMessage{}}
 	where, args := filters(q)
-	args = append(args, escapeLike(q.Search)+"%", q.Search)
+	args = append(args, postgres.EscapeLike(q.Search)+"%", q.Search)
 	n := len(args)
 	matches := `WITH m AS MATERIALIZED (SELECT id, seq FROM shipments.shipment_list WHERE ` + where +
 		` AND (reference_number LIKE $` + itoa(n-1) + ` OR provider_shipment_id = $` + itoa(n) + `)) `
@@ -142,7 +143,3 @@ func (r *ShipmentListReader) records(ctx context.Context, page *query.ShipmentPa
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
-
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}

@@ -4,7 +4,6 @@ package ports
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -57,7 +56,7 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sh, err := h.app.Commands.CreateShipment.Handle(r.Context(), command.CreateShipment{
-		AccountID: principal(r).AccountID, Shipment: checked.state, COD: checked.cod})
+		AccountID: auth.RequestPrincipal(r).AccountID, Shipment: checked.state, COD: checked.cod})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -83,7 +82,7 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.app.Queries.ListShipments.Handle(r.Context(), query.ListShipments{
-		AccountID: principal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
+		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
 		Offset: page.Offset(), Limit: page.PerPage,
 	})
 	if err != nil {
@@ -98,7 +97,7 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sh, err := h.app.Queries.GetShipment.Handle(r.Context(), query.GetShipment{AccountID: principal(r).AccountID, ID: id})
+	sh, err := h.app.Queries.GetShipment.Handle(r.Context(), query.GetShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -117,18 +116,13 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	errs := httpapi.Validate(req)
-	var metadata map[string]any
-	if len(req.Metadata) > 0 && string(req.Metadata) != "null" {
-		if err := json.Unmarshal(req.Metadata, &metadata); err != nil || metadata == nil {
-			errs.Add("metadata", "must be an object")
-		}
-	}
+	metadata := httpapi.OptionalObject(req.Metadata, "metadata", errs)
 	if err := errs.Err(); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	sh, err := h.app.Commands.UpdateShipment.Handle(r.Context(), command.UpdateShipment{
-		AccountID: principal(r).AccountID, ID: id, ReferenceNumber: req.ReferenceNumber, Metadata: metadata, EnableTracking: req.EnableTracking})
+		AccountID: auth.RequestPrincipal(r).AccountID, ID: id, ReferenceNumber: req.ReferenceNumber, Metadata: metadata, EnableTracking: req.EnableTracking})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -141,7 +135,7 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.app.Commands.DeleteShipment.Handle(r.Context(), command.DeleteShipment{AccountID: principal(r).AccountID, ID: id}); err != nil {
+	if err := h.app.Commands.DeleteShipment.Handle(r.Context(), command.DeleteShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
@@ -153,7 +147,7 @@ func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sh, err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: principal(r).AccountID, ID: id})
+	sh, err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -181,7 +175,7 @@ func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := h.app.Queries.GetLabel.Handle(r.Context(), query.GetShipment{AccountID: principal(r).AccountID, ID: id})
+	res, err := h.app.Queries.GetLabel.Handle(r.Context(), query.GetShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -204,9 +198,4 @@ func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
 // shipmentID reads the path id; one that cannot be an id of this kind is a 404.
 func shipmentID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return httpapi.PathID(w, r, ids.Shipment, "Shipment")
-}
-
-func principal(r *http.Request) auth.Principal {
-	p, _ := auth.FromContext(r.Context())
-	return p
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"shipd/modules/tracking/app/query"
+	"shipd/platform/postgres"
 )
 
 // ParcelListReader answers list queries from tracking.parcel_list.
@@ -40,7 +41,7 @@ func (r *ParcelListReader) List(ctx context.Context, q query.ListTrackingParcels
 		add("channel_id = ?", q.ChannelID)
 	}
 	if q.Search != "" {
-		add(`tracking_number LIKE ?`, escapeLike(q.Search)+"%")
+		add(`tracking_number LIKE ?`, postgres.EscapeLike(q.Search)+"%")
 	}
 	cond := strings.Join(where, " AND ")
 	if err := r.db.GetContext(ctx, &page.Total, `SELECT count(*) FROM tracking.parcel_list WHERE `+cond, args...); err != nil {
@@ -66,8 +67,4 @@ func (r *ParcelListReader) List(ctx context.Context, q query.ListTrackingParcels
 		page.Records = append(page.Records, rec)
 	}
 	return page, rows.Err()
-}
-
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

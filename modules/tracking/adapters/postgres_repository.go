@@ -66,18 +66,31 @@ func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Parcel
 	return load(ctx, r.db, id, "")
 }
 
-func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.Parcel, error) {
+// GetState loads one parcel's state alone.
+func (r *PostgresRepository) GetState(ctx context.Context, id string) (domain.State, error) {
+	return loadState(ctx, r.db, id, "")
+}
+
+func loadState(ctx context.Context, q sqlx.QueryerContext, id, lock string) (domain.State, error) {
 	var raw []byte
+	var st domain.State
 	err := sqlx.GetContext(ctx, q, &raw, `SELECT state FROM tracking.parcels WHERE id = $1`+lock, id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fault.NotFound("Tracking parcel")
+		return st, fault.NotFound("Tracking parcel")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("loading tracking parcel: %w", err)
+		return st, fmt.Errorf("loading tracking parcel: %w", err)
 	}
-	var st domain.State
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return nil, fmt.Errorf("tracking parcel %s state: %w", id, err)
+		return st, fmt.Errorf("tracking parcel %s state: %w", id, err)
+	}
+	return st, nil
+}
+
+func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.Parcel, error) {
+	st, err := loadState(ctx, q, id, lock)
+	if err != nil {
+		return nil, err
 	}
 	var updates []domain.StatusUpdate
 	err = sqlx.SelectContext(ctx, q, &updates, `SELECT id, coalesce(status, '') AS status, carrier_code, description,

@@ -16,6 +16,9 @@ type Repository interface {
 	Add(ctx context.Context, p *Parcel, events ...Event) error
 	// Get loads one parcel with its status updates.
 	Get(ctx context.Context, id string) (*Parcel, error)
+	// GetState loads one parcel's state without its status updates (what a
+	// check needs before it calls the carrier).
+	GetState(ctx context.Context, id string) (State, error)
 	// Update loads the parcel locked, lets fn change it and name the events,
 	// and saves it with its new status updates. fn does no I/O.
 	Update(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) (*Parcel, error)

@@ -52,7 +52,7 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	tp, err := h.app.Commands.CreateTrackingParcel.Handle(r.Context(), command.CreateTrackingParcel{AccountID: principal(r).AccountID, Parcel: st})
+	tp, err := h.app.Commands.CreateTrackingParcel.Handle(r.Context(), command.CreateTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, Parcel: st})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -82,7 +82,7 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.app.Queries.ListTrackingParcels.Handle(r.Context(), query.ListTrackingParcels{
-		AccountID: principal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
+		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
 		Offset: page.Offset(), Limit: page.PerPage,
 	})
 	if err != nil {
@@ -97,7 +97,7 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	tp, err := h.app.Queries.GetTrackingParcel.Handle(r.Context(), query.GetTrackingParcel{AccountID: principal(r).AccountID, ID: id})
+	tp, err := h.app.Queries.GetTrackingParcel.Handle(r.Context(), query.GetTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -121,7 +121,7 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tp, err := h.app.Commands.UpdateTrackingParcel.Handle(r.Context(), command.UpdateTrackingParcel{
-		AccountID: principal(r).AccountID, ID: id, RecipientName: trimmed(req.RecipientName),
+		AccountID: auth.RequestPrincipal(r).AccountID, ID: id, RecipientName: trimmed(req.RecipientName),
 		RecipientEmail: trimmed(req.RecipientEmail), RecipientPhone: trimmed(req.RecipientPhone), ExternalData: external})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
@@ -135,7 +135,7 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := h.app.Commands.DeleteTrackingParcel.Handle(r.Context(), command.DeleteTrackingParcel{AccountID: principal(r).AccountID, ID: id}); err != nil {
+	if err := h.app.Commands.DeleteTrackingParcel.Handle(r.Context(), command.DeleteTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
@@ -149,7 +149,7 @@ func (h HTTPServer) refresh(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	tp, err := h.app.Commands.CheckTrackingParcel.Handle(r.Context(), command.CheckTrackingParcel{AccountID: principal(r).AccountID, ID: id})
+	tp, err := h.app.Commands.CheckTrackingParcel.Handle(r.Context(), command.CheckTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if errors.Is(err, command.ErrCheckFailed) {
 		httpapi.WriteError(w, r, fault.Unavailable("The carrier could not be asked about this parcel: "+*tp.LastCheckError))
 		return
@@ -164,9 +164,4 @@ func (h HTTPServer) refresh(w http.ResponseWriter, r *http.Request) {
 // parcelID reads the path id; one that cannot be an id of this kind is a 404.
 func parcelID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return httpapi.PathID(w, r, ids.TrackingParcel, "Tracking parcel")
-}
-
-func principal(r *http.Request) auth.Principal {
-	p, _ := auth.FromContext(r.Context())
-	return p
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"shipd/modules/tracking/domain"
-	"shipd/platform/fault"
 	"shipd/platform/httpapi"
 )
 
@@ -30,7 +29,7 @@ func (req createRequest) check() (domain.State, error) {
 			errs.Add("tracking_number", reason)
 		}
 	}
-	external := externalData(req.ExternalData, errs)
+	external := httpapi.OptionalObject(req.ExternalData, "external_data", errs)
 	if err := errs.Err(); err != nil {
 		return domain.State{}, err
 	}
@@ -69,18 +68,6 @@ func numberProblem(n string) string {
 	return ""
 }
 
-// externalData decodes the client's free-form object; absent or null is empty.
-func externalData(raw json.RawMessage, errs fault.FieldErrors) map[string]any {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil || out == nil {
-		errs.Add("external_data", "must be an object")
-	}
-	return out
-}
-
 // updateRequest is the body of PUT/PATCH /v1/tracking-parcels/{id}: the
 // recipient fields and external_data; absent fields stay as they are. The
 // fields fixed at creation are named so that trying to change them is an
@@ -111,7 +98,7 @@ func (req updateRequest) check() (map[string]any, error) {
 			errs.Add(field, "cannot be changed; only recipient_name, recipient_email, recipient_phone and external_data can")
 		}
 	}
-	external := externalData(req.ExternalData, errs)
+	external := httpapi.OptionalObject(req.ExternalData, "external_data", errs)
 	return external, errs.Err()
 }
 

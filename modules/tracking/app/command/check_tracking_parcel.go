@@ -45,14 +45,13 @@ func NewCheckTrackingParcelHandler(repo domain.Repository, ch channels.Channels,
 // that cannot be reached is a failed check, recorded with its reason, and
 // returns an error wrapping ErrCheckFailed. A deleted channel stops tracking.
 func (h CheckTrackingParcelHandler) Handle(ctx context.Context, cmd CheckTrackingParcel) (contract.Detail, error) {
-	p, err := h.repo.Get(ctx, cmd.ID)
+	st, err := h.repo.GetState(ctx, cmd.ID)
 	if err != nil {
 		return contract.Detail{}, err
 	}
-	if cmd.AccountID != "" && !p.BelongsTo(cmd.AccountID) {
+	if cmd.AccountID != "" && st.AccountID != cmd.AccountID {
 		return contract.Detail{}, notYours()
 	}
-	st := p.State()
 	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
 	if fault.Is(err, fault.KindNotFound) {
 		return h.record(ctx, cmd.ID, func(p *domain.Parcel, now time.Time) {
