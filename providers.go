@@ -13,6 +13,7 @@ import (
 	"shipd/modules/shipments"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/tracking"
+	"shipd/modules/webhooks"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/config"
@@ -50,8 +51,8 @@ func carriers(cfg config.Config, clk clock.Clock) *carrier.Registry {
 }
 
 // modules lists the bounded contexts the server runs.
-func modules(ch *channels.Module, sh *shipments.Module, tr *tracking.Module) []server.Module {
-	return []server.Module{ch, sh, tr}
+func modules(ch *channels.Module, sh *shipments.Module, tr *tracking.Module, wh *webhooks.Module) []server.Module {
+	return []server.Module{ch, sh, tr, wh}
 }
 
 // labelMerger joins per-parcel labels for the shipments module.

@@ -12,6 +12,7 @@ import (
 	"shipd/modules/channels"
 	"shipd/modules/shipments"
 	"shipd/modules/tracking"
+	"shipd/modules/webhooks"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
@@ -28,6 +29,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		channels.ProviderSet,
 		shipments.ProviderSet,
 		tracking.ProviderSet,
+		webhooks.ProviderSet,
 		auth.NewStore,
 		ratelimit.New,
 		idempotency.NewStore,

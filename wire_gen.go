@@ -20,6 +20,10 @@ import (
 	adapters3 "shipd/modules/tracking/adapters"
 	app3 "shipd/modules/tracking/app"
 	ports3 "shipd/modules/tracking/ports"
+	"shipd/modules/webhooks"
+	adapters4 "shipd/modules/webhooks/adapters"
+	app4 "shipd/modules/webhooks/app"
+	ports4 "shipd/modules/webhooks/ports"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
@@ -78,7 +82,18 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	checkQueue := adapters3.NewCheckQueue(db, clk)
 	checkerWorker := ports3.NewCheckerWorker(application2, checkQueue, cfg)
 	trackingModule := tracking.NewModule(httpServer2, portsEventHandlers, parcelListProjection, checkerWorker)
-	v := modules(module, shipmentsModule, trackingModule)
+	postgresRepository3 := adapters4.NewPostgresRepository(db, box, clk)
+	subscriptionListReader := adapters4.NewSubscriptionListReader(db)
+	deliveryLogReader := adapters4.NewDeliveryLogReader(db)
+	deliveryStore := adapters4.NewDeliveryStore(db, clk)
+	httpSender := adapters4.NewHTTPSender(cfg)
+	application3 := app4.New(postgresRepository3, subscriptionListReader, deliveryLogReader, deliveryStore, httpSender, clk)
+	httpServer3 := ports4.NewHTTPServer(application3, cfg)
+	eventHandlers2 := ports4.NewEventHandlers(application3)
+	deliveryWorker := ports4.NewDeliveryWorker(application3, deliveryStore, cfg)
+	retentionWorker := ports4.NewRetentionWorker(application3, cfg)
+	webhooksModule := webhooks.NewModule(httpServer3, eventHandlers2, deliveryWorker, retentionWorker)
+	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore)
 	v2 := workers(janitor)
 	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2)

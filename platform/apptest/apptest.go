@@ -57,19 +57,24 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	dsn := pgtest.NewDatabase(t)
 	logs := &SyncBuffer{}
 	e := &Env{t: t, init: init, Clock: clock.Real{}, Logs: logs, Config: config.Config{
-		DatabaseURL:         dsn,
-		HTTPAddr:            "127.0.0.1:0",
-		SecretKey:           "test-secret-key-that-is-long-enough-0123456789",
-		LogLevel:            "info",
-		DataDir:             t.TempDir(),
-		SandboxTimeScale:    1,
-		MessagePollInterval: 10 * time.Millisecond,
-		WorkerPollInterval:  20 * time.Millisecond,
-		ShutdownTimeout:     5 * time.Second,
-		BookingConcurrency:  8,
-		TrackingConcurrency: 8,
-		CarrierTimeout:      30 * time.Second,
-		LogWriter:           logs,
+		DatabaseURL:          dsn,
+		HTTPAddr:             "127.0.0.1:0",
+		SecretKey:            "test-secret-key-that-is-long-enough-0123456789",
+		LogLevel:             "info",
+		DataDir:              t.TempDir(),
+		SandboxTimeScale:     1,
+		MessagePollInterval:  10 * time.Millisecond,
+		WorkerPollInterval:   20 * time.Millisecond,
+		ShutdownTimeout:      5 * time.Second,
+		BookingConcurrency:   8,
+		TrackingConcurrency:  8,
+		CarrierTimeout:       30 * time.Second,
+		WebhookConcurrency:   8,
+		WebhookTimeout:       10 * time.Second,
+		WebhookPurgeInterval: time.Hour,
+		// Test receivers listen on loopback.
+		WebhookAllowPrivateNetworks: true,
+		LogWriter:                   logs,
 	}}
 	for _, o := range opts {
 		o(e)

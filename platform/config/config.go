@@ -43,6 +43,14 @@ type Config struct {
 	// model current while a burst of checks against the instant sandbox runs
 	// on two cores (make bench); slow real carriers allow more.
 	TrackingConcurrency int `env:"TRACKING_CONCURRENCY" envDefault:"4"`
+	// WebhookConcurrency is how many webhook deliveries one instance sends at
+	// once; 0 leaves delivering to other instances.
+	WebhookConcurrency int `env:"WEBHOOK_CONCURRENCY" envDefault:"16"`
+	// WebhookTimeout bounds one delivery attempt (connect, send, answer).
+	WebhookTimeout time.Duration `env:"WEBHOOK_TIMEOUT" envDefault:"10s"`
+	// WebhookPurgeInterval is how often delivery logs older than 30 days
+	// are deleted.
+	WebhookPurgeInterval time.Duration `env:"WEBHOOK_PURGE_INTERVAL" envDefault:"1h"`
 	// ShutdownTimeout bounds the graceful shutdown of serve.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"15s"`
 	// LogWriter receives the JSON log; nil means standard error. Tests set it
@@ -91,6 +99,15 @@ func (c Config) Validate() error {
 	}
 	if c.TrackingConcurrency < 0 || c.TrackingConcurrency > 1000 {
 		errs = append(errs, errors.New("TRACKING_CONCURRENCY must be from 0 to 1000"))
+	}
+	if c.WebhookConcurrency < 0 || c.WebhookConcurrency > 1000 {
+		errs = append(errs, errors.New("WEBHOOK_CONCURRENCY must be from 0 to 1000"))
+	}
+	if c.WebhookTimeout <= 0 || c.WebhookTimeout > time.Minute {
+		errs = append(errs, errors.New("WEBHOOK_TIMEOUT must be more than 0 and at most 1m (the delivery lease outlasts it)"))
+	}
+	if c.WebhookPurgeInterval <= 0 {
+		errs = append(errs, errors.New("WEBHOOK_PURGE_INTERVAL must be positive"))
 	}
 	if c.MessagePollInterval <= 0 || c.WorkerPollInterval <= 0 {
 		errs = append(errs, errors.New("MESSAGE_POLL_INTERVAL and WORKER_POLL_INTERVAL must be positive"))

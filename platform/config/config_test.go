@@ -36,16 +36,19 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := config.Config{
-		HTTPAddr:            "127.0.0.1:8080",
-		SandboxTimeScale:    1,
-		LogLevel:            "info",
-		DataDir:             ".data",
-		MessagePollInterval: 50 * time.Millisecond,
-		WorkerPollInterval:  200 * time.Millisecond,
-		ShutdownTimeout:     15 * time.Second,
-		BookingConcurrency:  8,
-		TrackingConcurrency: 4,
-		CarrierTimeout:      30 * time.Second,
+		HTTPAddr:             "127.0.0.1:8080",
+		SandboxTimeScale:     1,
+		LogLevel:             "info",
+		DataDir:              ".data",
+		MessagePollInterval:  50 * time.Millisecond,
+		WorkerPollInterval:   200 * time.Millisecond,
+		ShutdownTimeout:      15 * time.Second,
+		BookingConcurrency:   8,
+		TrackingConcurrency:  4,
+		CarrierTimeout:       30 * time.Second,
+		WebhookConcurrency:   16,
+		WebhookTimeout:       10 * time.Second,
+		WebhookPurgeInterval: time.Hour,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Load() =\n %+v\nwant\n %+v", cfg, want)
@@ -105,12 +108,14 @@ func TestLoadRejects(t *testing.T) {
 // valid is a configuration Validate accepts; each case breaks one thing.
 func valid() config.Config {
 	return config.Config{
-		HTTPAddr:            "127.0.0.1:8080",
-		SandboxTimeScale:    1,
-		LogLevel:            "info",
-		MessagePollInterval: 50 * time.Millisecond,
-		WorkerPollInterval:  200 * time.Millisecond,
-		CarrierTimeout:      30 * time.Second,
+		HTTPAddr:             "127.0.0.1:8080",
+		SandboxTimeScale:     1,
+		LogLevel:             "info",
+		MessagePollInterval:  50 * time.Millisecond,
+		WorkerPollInterval:   200 * time.Millisecond,
+		CarrierTimeout:       30 * time.Second,
+		WebhookTimeout:       10 * time.Second,
+		WebhookPurgeInterval: time.Hour,
 	}
 }
 
@@ -123,6 +128,9 @@ func TestValidate(t *testing.T) {
 		{"defaults", func(*config.Config) {}, ""},
 		{"database with secret", func(c *config.Config) { c.DatabaseURL = "postgres://db"; c.SecretKey = goodSecret }, ""},
 		{"warn level", func(c *config.Config) { c.LogLevel = "warn" }, ""},
+		{"webhook timeout too long", func(c *config.Config) { c.WebhookTimeout = 2 * time.Minute }, "WEBHOOK_TIMEOUT"},
+		{"negative webhook concurrency", func(c *config.Config) { c.WebhookConcurrency = -1 }, "WEBHOOK_CONCURRENCY"},
+		{"zero purge interval", func(c *config.Config) { c.WebhookPurgeInterval = 0 }, "WEBHOOK_PURGE_INTERVAL"},
 		{"http base URL", func(c *config.Config) { c.PublicBaseURL = "http://localhost:8080" }, ""},
 		{"short secret", func(c *config.Config) { c.SecretKey = goodSecret[:31] }, "SECRET_KEY must be at least 32"},
 		{"database without secret", func(c *config.Config) { c.DatabaseURL = "postgres://db" }, "SECRET_KEY is required"},

@@ -1,0 +1,18 @@
+// Package command holds the webhooks module's write use cases.
+package command
+
+import (
+	"shipd/modules/webhooks/contract"
+	"shipd/modules/webhooks/domain"
+	"shipd/platform/fault"
+)
+
+// Record is the subscription as the API shows it, secret masked.
+func Record(s *domain.Subscription) contract.Subscription {
+	return contract.Subscription{ID: s.ID(), Name: s.Name(), URL: s.URL(), Events: s.Events(), Secret: contract.MaskedSecret,
+		Active: s.Active(), CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt()}
+}
+
+func notYours() error {
+	return fault.Forbidden("This webhook subscription belongs to another account.")
+}

@@ -1,0 +1,89 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	channels "shipd/modules/channels/contract"
+	shipments "shipd/modules/shipments/contract"
+	tracking "shipd/modules/tracking/contract"
+	"shipd/modules/webhooks/app"
+	"shipd/modules/webhooks/app/command"
+	"shipd/platform/messaging"
+)
+
+// EventHandlers fan every public event of the other modules out to the
+// subscriptions that take it. One consumer group per event type.
+type EventHandlers struct {
+	app app.Application
+}
+
+// NewEventHandlers returns the handlers.
+func NewEventHandlers(application app.Application) EventHandlers {
+	return EventHandlers{app: application}
+}
+
+// payload is what a receiver learns of an event: whose it is, when it
+// happened and the resource under its name.
+type payload struct {
+	accountID string
+	at        time.Time
+	data      map[string]any
+}
+
+// Register subscribes a handler to each type in app.EventTypes.
+func (h EventHandlers) Register(bus *messaging.Bus) error {
+	return errors.Join(
+		fanOut(bus, h, func(e *channels.ShippingChannelCreated) payload { return channel(e.ChannelEvent) }),
+		fanOut(bus, h, func(e *channels.ShippingChannelUpdated) payload { return channel(e.ChannelEvent) }),
+		fanOut(bus, h, func(e *channels.ShippingChannelDeleted) payload { return channel(e.ChannelEvent) }),
+		fanOut(bus, h, func(e *channels.ShippingChannelValidated) payload { return channel(e.ChannelEvent) }),
+		fanOut(bus, h, func(e *channels.ShippingChannelStatusChanged) payload {
+			return withPrevious(channel(e.ChannelEvent), e.PreviousStatus)
+		}),
+		fanOut(bus, h, func(e *shipments.ShipmentCreated) payload { return shipment(e.ShipmentEvent) }),
+		fanOut(bus, h, func(e *shipments.ShipmentUpdated) payload { return shipment(e.ShipmentEvent) }),
+		fanOut(bus, h, func(e *shipments.ShipmentDeleted) payload { return shipment(e.ShipmentEvent) }),
+		fanOut(bus, h, func(e *shipments.ShipmentStatusChanged) payload {
+			return withPrevious(shipment(e.ShipmentEvent), e.PreviousStatus)
+		}),
+		fanOut(bus, h, func(e *tracking.TrackingParcelCreated) payload { return trackingParcel(e.TrackingParcelEvent) }),
+		fanOut(bus, h, func(e *tracking.TrackingParcelUpdated) payload { return trackingParcel(e.TrackingParcelEvent) }),
+		fanOut(bus, h, func(e *tracking.TrackingParcelDeleted) payload { return trackingParcel(e.TrackingParcelEvent) }),
+		// The spec fixes this body: the seven fields of StatusChange.
+		fanOut(bus, h, func(e *tracking.TrackingParcelStatusChanged) payload {
+			return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel}}
+		}),
+	)
+}
+
+// fanOut subscribes one event type; the consumer group is named after it.
+func fanOut[T any, PT interface {
+	*T
+	messaging.Event
+}](bus *messaging.Bus, h EventHandlers, render func(PT) payload) error {
+	eventType := PT(new(T)).EventType()
+	return messaging.OnEvent(bus, "webhooks.fan_out."+eventType, func(ctx context.Context, e PT) error {
+		p := render(e)
+		return h.app.Commands.FanOutEvent.Handle(ctx, command.FanOutEvent{
+			ID: messaging.MessageID(ctx), Type: eventType, AccountID: p.accountID, CreatedAt: p.at, Data: p.data})
+	})
+}
+
+func channel(e channels.ChannelEvent) payload {
+	return payload{e.AccountID, e.OccurredAt, map[string]any{"shipping_channel": e.ShippingChannel}}
+}
+
+func shipment(e shipments.ShipmentEvent) payload {
+	return payload{e.AccountID, e.OccurredAt, map[string]any{"shipment": e.Shipment}}
+}
+
+func trackingParcel(e tracking.TrackingParcelEvent) payload {
+	return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel}}
+}
+
+func withPrevious(p payload, previous string) payload {
+	p.data["previous_status"] = previous
+	return p
+}
