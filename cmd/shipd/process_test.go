@@ -37,9 +37,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func shipdEnv(dsn, addr string) []string {
-	return append(os.Environ(), "DATABASE_URL="+dsn, "HTTP_ADDR="+addr, "LOG_LEVEL=warn",
-		"SECRET_KEY=process-test-secret-key-0123456789abcdef")
+func shipdEnv(dsn, addr string, extra ...string) []string {
+	return append(append(os.Environ(), "DATABASE_URL="+dsn, "HTTP_ADDR="+addr, "LOG_LEVEL=warn",
+		"SECRET_KEY=process-test-secret-key-0123456789abcdef"), extra...)
 }
 
 func runShipd(t *testing.T, dsn string, args ...string) string {
@@ -71,11 +71,12 @@ type process struct {
 	mu     *sync.Mutex
 }
 
-func startServe(t *testing.T, dsn string) *process {
+// startServe runs `shipd serve`; extra adds environment variables.
+func startServe(t *testing.T, dsn string, extra ...string) *process {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(binary, "serve")
-	cmd.Env = shipdEnv(dsn, addr)
+	cmd.Env = shipdEnv(dsn, addr, extra...)
 	p := &process{cmd: cmd, url: "http://" + addr, stderr: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	pipe, err := cmd.StderrPipe()
 	if err != nil {

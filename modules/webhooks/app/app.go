@@ -33,7 +33,6 @@ type Commands struct {
 	PurgeDeliveryLogs  command.PurgeDeliveryLogsHandler
 }
 
-
 // Queries are the read use cases.
 type Queries struct {
 	GetSubscription   query.GetSubscriptionHandler

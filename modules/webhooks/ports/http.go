@@ -131,7 +131,7 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 	}
 	sub, err := h.app.Commands.UpdateSubscription.Handle(r.Context(), command.UpdateSubscription{
 		AccountID: auth.RequestPrincipal(r).AccountID, ID: id,
-		Change:    domain.Change{Name: c.Name, URL: c.URL, Events: c.Events, Secret: c.Secret, Active: c.Active},
+		Change: domain.Change{Name: c.Name, URL: c.URL, Events: c.Events, Secret: c.Secret, Active: c.Active},
 	})
 	if err != nil {
 		httpapi.WriteError(w, r, err)

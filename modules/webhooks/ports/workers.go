@@ -27,8 +27,10 @@ func NewDeliveryWorker(application app.Application, deliveries command.Deliverie
 	w := &DeliveryWorker{app: application}
 	w.loop = server.ClaimLoop[domain.Delivery]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.WebhookConcurrency,
-		Claim: func(ctx context.Context, limit int) ([]domain.Delivery, error) { return deliveries.Claim(ctx, limit, lease) },
-		Do:    w.deliver,
+		Claim: func(ctx context.Context, limit int) ([]domain.Delivery, error) {
+			return deliveries.Claim(ctx, limit, lease)
+		},
+		Do: w.deliver,
 	}
 	return w
 }
