@@ -85,7 +85,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	postgresRepository3 := adapters4.NewPostgresRepository(db, box, clk)
 	subscriptionListReader := adapters4.NewSubscriptionListReader(db)
 	deliveryLogReader := adapters4.NewDeliveryLogReader(db)
-	deliveryStore := adapters4.NewDeliveryStore(db, clk)
+	deliveryStore := adapters4.NewDeliveryStore(db, box, clk)
 	httpSender := adapters4.NewHTTPSender(cfg)
 	application3 := app4.New(postgresRepository3, subscriptionListReader, deliveryLogReader, deliveryStore, httpSender, clk)
 	httpServer3 := ports4.NewHTTPServer(application3, cfg)

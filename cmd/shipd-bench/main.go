@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,17 +25,34 @@ func main() {
 	samples := flag.Int("samples", 300, "requests per list measurement")
 	duration := flag.Duration("post-duration", 10*time.Second, "how long each write-throughput run lasts")
 	parcels := flag.Int("tracking-parcels", 100_000, "due tracking parcels checked against the sandbox")
+	deliveries := flag.Int("webhook-deliveries", 20_000, "webhook deliveries sent by shipd and by the bare-client baseline")
+	flag.IntVar(&deliveryConcurrency, "webhook-concurrency", deliveryConcurrency, "WEBHOOK_CONCURRENCY of the delivering instance")
 	flag.IntVar(&checkConcurrency, "tracking-concurrency", checkConcurrency, "TRACKING_CONCURRENCY of the checking instance")
+	flag.StringVar(&only, "only", "", "comma-separated parts to run (list, writes, tracking, webhooks); empty runs all")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "shipd-bench:", err)
+			os.Exit(1)
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *out, *rows, *samples, *duration, *parcels); err != nil {
+	if err := run(ctx, *out, *rows, *samples, *duration, *parcels, *deliveries); err != nil {
 		fmt.Fprintln(os.Stderr, "shipd-bench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out string, rows, samples int, duration time.Duration, parcels int) error {
+// only limits the run to some parts (-only).
+var only string
+
+func run(ctx context.Context, out string, rows, samples int, duration time.Duration, parcels, deliveries int) error {
 	dsn := os.Getenv("DATABASE_URL")
 	if dsn == "" {
 		cluster, err := localcluster.StartThrowaway(ctx, logf)
@@ -54,14 +73,22 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), memTotal(), runtime.Version())
 	fmt.Fprintf(&report, "requests go over real HTTP on loopback, one at a time for latencies.\n\n")
 
-	if err := benchShipmentList(ctx, env, rows, samples, &report); err != nil {
-		return err
+	parts := []struct {
+		name string
+		run  func() error
+	}{
+		{"list", func() error { return benchShipmentList(ctx, env, rows, samples, &report) }},
+		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, &report) }},
+		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, &report) }},
+		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, &report) }},
 	}
-	if err := benchShipmentWrites(ctx, env, duration, &report); err != nil {
-		return err
-	}
-	if err := benchTrackingChecks(ctx, env, dsn, parcels, &report); err != nil {
-		return err
+	for _, p := range parts {
+		if only != "" && !slices.Contains(strings.Split(only, ","), p.name) {
+			continue
+		}
+		if err := p.run(); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
 	}
 	if err := os.WriteFile(out, []byte(report.String()), 0o644); err != nil {
 		return err

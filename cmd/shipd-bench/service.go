@@ -44,6 +44,10 @@ func startService(ctx context.Context, dsn string, tweak func(*config.Config)) (
 		// the write benchmark measures.
 		BookingConcurrency: 0,
 		CarrierTimeout:     30 * time.Second,
+		// Only the instance a benchmark starts for it delivers webhooks, to
+		// the bench's own receiver on loopback.
+		WebhookConcurrency: 0, WebhookTimeout: 10 * time.Second, WebhookPurgeInterval: time.Hour,
+		WebhookAllowPrivateNetworks: true,
 	}
 	if tweak != nil {
 		tweak(&cfg)

@@ -44,8 +44,10 @@ type Config struct {
 	// on two cores (make bench); slow real carriers allow more.
 	TrackingConcurrency int `env:"TRACKING_CONCURRENCY" envDefault:"4"`
 	// WebhookConcurrency is how many webhook deliveries one instance sends at
-	// once; 0 leaves delivering to other instances.
-	WebhookConcurrency int `env:"WEBHOOK_CONCURRENCY" envDefault:"16"`
+	// once; 0 leaves delivering to other instances. Receivers are slow
+	// (tens to hundreds of ms) and attempts are recorded in group commits,
+	// so many in flight cost little.
+	WebhookConcurrency int `env:"WEBHOOK_CONCURRENCY" envDefault:"64"`
 	// WebhookTimeout bounds one delivery attempt (connect, send, answer).
 	WebhookTimeout time.Duration `env:"WEBHOOK_TIMEOUT" envDefault:"10s"`
 	// WebhookPurgeInterval is how often delivery logs older than 30 days

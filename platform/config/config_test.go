@@ -46,7 +46,7 @@ func TestLoadDefaults(t *testing.T) {
 		BookingConcurrency:   8,
 		TrackingConcurrency:  4,
 		CarrierTimeout:       30 * time.Second,
-		WebhookConcurrency:   16,
+		WebhookConcurrency:   64,
 		WebhookTimeout:       10 * time.Second,
 		WebhookPurgeInterval: time.Hour,
 	}

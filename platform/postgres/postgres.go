@@ -20,7 +20,7 @@ func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
 		return nil, fmt.Errorf("opening database: %w", err)
 	}
 	db.SetMaxOpenConns(40)
-	db.SetMaxIdleConns(20)
+	db.SetMaxIdleConns(40)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

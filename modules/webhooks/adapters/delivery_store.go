@@ -2,31 +2,37 @@ package adapters
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
 	"shipd/platform/postgres"
+	"shipd/platform/secrets"
 )
 
 // DeliveryStore keeps deliveries in webhooks.deliveries and every attempt
 // in webhooks.delivery_log.
 type DeliveryStore struct {
 	db    *sqlx.DB
+	box   *secrets.Box
 	clock clock.Clock
+
+	mu      sync.Mutex   // guards queue and writing
+	queue   []*recording // attempts waiting for the next group commit
+	writing bool         // a caller is writing batches
 }
 
 // NewDeliveryStore returns the store.
-func NewDeliveryStore(db *sqlx.DB, clk clock.Clock) *DeliveryStore {
-	return &DeliveryStore{db: db, clock: clk}
+func NewDeliveryStore(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *DeliveryStore {
+	return &DeliveryStore{db: db, box: box, clock: clk}
 }
 
 var _ command.Deliveries = (*DeliveryStore)(nil)
@@ -63,71 +69,190 @@ func (r deliveryRow) delivery() domain.Delivery {
 		Body: []byte(r.Body), Attempts: r.Attempts, FirstFailedAt: r.FirstFailedAt, NextAttemptAt: r.NextAttemptAt, Outcome: domain.Outcome(r.Outcome)}
 }
 
-// Claim leases due deliveries, the longest overdue first.
-func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.Delivery, error) {
+// Claim leases due deliveries, the longest overdue first, with their
+// subscription's URL, secret and state.
+func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duration) ([]command.DueDelivery, error) {
 	now := s.clock.Now()
-	var rows []deliveryRow
+	var rows []struct {
+		deliveryRow
+		URL    string `db:"url"`
+		Secret string `db:"secret"`
+		Active bool   `db:"active"`
+	}
 	err := s.db.SelectContext(ctx, &rows, `
-		UPDATE webhooks.deliveries d SET lease_until = $2
-		FROM (SELECT id FROM webhooks.deliveries
-		      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-		      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
-		WHERE d.id = due.id
-		RETURNING d.id, d.subscription_id, d.account_id, d.event_id, d.event_type, d.body, d.attempts,
-		          d.first_failed_at, d.next_attempt_at, d.outcome`, now, now.Add(lease), limit)
+		WITH claimed AS (
+			UPDATE webhooks.deliveries d SET lease_until = $2
+			FROM (SELECT id FROM webhooks.deliveries
+			      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+			WHERE d.id = due.id
+			RETURNING d.*)
+		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, c.body, c.attempts, c.first_failed_at,
+		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
+		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id`, now, now.Add(lease), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claiming webhook deliveries: %w", err)
 	}
-	out := make([]domain.Delivery, len(rows))
+	out := make([]command.DueDelivery, len(rows))
 	for i, r := range rows {
-		out[i] = r.delivery()
+		secret, err := s.box.Open(r.Secret)
+		if err != nil {
+			return nil, fmt.Errorf("webhook subscription %s: %w", r.SubscriptionID, err)
+		}
+		out[i] = command.DueDelivery{Delivery: r.delivery(), URL: r.URL, Secret: string(secret), SubscriptionActive: r.Active}
 	}
 	return out, nil
 }
 
-// Record applies an attempt under the delivery's row lock and a share lock
-// on its subscription, and clears the lease.
+// Record applies an attempt under the delivery's row lock and clears the
+// lease. Attempts finishing together are recorded in one transaction
+// (group commit): the first caller writes every queued attempt while the
+// others wait for that commit.
+//
+// The subscription is read without a lock: pausing or deleting it cancels
+// its pending deliveries in the same transaction, which waits for this row
+// lock or makes this one see the delivery cancelled, so a retry is never
+// left scheduled for a paused subscription.
 func (s *DeliveryStore) Record(ctx context.Context, id int64, fn func(d *domain.Delivery, subscriptionActive bool) (domain.LogEntry, bool)) error {
+	r := &recording{id: id, fn: fn, done: make(chan error, 1)}
+	s.mu.Lock()
+	s.queue = append(s.queue, r)
+	if s.writing {
+		s.mu.Unlock()
+		return <-r.done
+	}
+	s.writing = true
+	for {
+		batch := s.queue[:min(len(s.queue), maxRecordBatch)]
+		s.queue = s.queue[len(batch):]
+		s.mu.Unlock()
+		err := s.recordBatch(context.WithoutCancel(ctx), batch)
+		for _, b := range batch {
+			b.done <- err
+		}
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.writing = false
+			s.mu.Unlock()
+			return <-r.done
+		}
+	}
+}
+
+// recording is one attempt waiting to be written.
+type recording struct {
+	id   int64
+	fn   func(d *domain.Delivery, subscriptionActive bool) (domain.LogEntry, bool)
+	done chan error
+}
+
+// maxRecordBatch bounds one group commit.
+const maxRecordBatch = 64
+
+func (s *DeliveryStore) recordBatch(ctx context.Context, batch []*recording) error {
+	ids := make([]int64, len(batch))
+	for i, r := range batch {
+		ids[i] = r.id
+	}
 	return postgres.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		var row deliveryRow
-		err := tx.GetContext(ctx, &row, `SELECT id, subscription_id, account_id, event_id, event_type, '' AS body, attempts,
-			first_failed_at, next_attempt_at, outcome FROM webhooks.deliveries WHERE id = $1 FOR UPDATE`, id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil // purged meanwhile
+		// Locked in id order, so two instances' batches cannot deadlock.
+		var rows []deliveryRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT id, subscription_id, account_id, event_id, event_type, '' AS body, attempts,
+			first_failed_at, next_attempt_at, outcome FROM webhooks.deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE`, pq.Array(ids)); err != nil {
+			return fmt.Errorf("loading webhook deliveries: %w", err)
 		}
-		if err != nil {
-			return fmt.Errorf("loading webhook delivery: %w", err)
+		current := make(map[int64]*domain.Delivery, len(rows))
+		subs := make([]string, 0, len(rows))
+		for _, row := range rows {
+			d := row.delivery()
+			current[d.ID] = &d
+			subs = append(subs, d.SubscriptionID)
 		}
-		var active bool
-		err = tx.GetContext(ctx, &active, `SELECT active AND deleted_at IS NULL FROM webhooks.subscriptions WHERE id = $1 FOR SHARE`, row.SubscriptionID)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("loading webhook subscription state: %w", err)
+		var states []struct {
+			ID     string `db:"id"`
+			Active bool   `db:"active"`
 		}
-		d := row.delivery()
-		entry, keep := fn(&d, active)
-		if _, err := tx.ExecContext(ctx, `UPDATE webhooks.deliveries SET attempts = $2, first_failed_at = $3, next_attempt_at = $4,
-			outcome = $5, lease_until = NULL WHERE id = $1`, id, d.Attempts, d.FirstFailedAt, d.NextAttemptAt, d.Outcome); err != nil {
-			return fmt.Errorf("updating webhook delivery: %w", err)
+		if err := tx.SelectContext(ctx, &states, `SELECT id, active AND deleted_at IS NULL AS active FROM webhooks.subscriptions WHERE id = ANY($1)`, pq.Array(subs)); err != nil {
+			return fmt.Errorf("loading webhook subscription states: %w", err)
 		}
-		if !keep {
-			return nil
+		active := make(map[string]bool, len(states))
+		for _, st := range states {
+			active[st.ID] = st.Active
 		}
-		return insertLog(ctx, tx, entry)
+		var changed []*domain.Delivery
+		var entries []domain.LogEntry
+		for _, r := range batch {
+			d, ok := current[r.id]
+			if !ok {
+				continue // purged meanwhile
+			}
+			entry, keep := r.fn(d, active[d.SubscriptionID])
+			changed = append(changed, d)
+			if keep {
+				entries = append(entries, entry)
+			}
+		}
+		if err := updateDeliveries(ctx, tx, changed); err != nil {
+			return err
+		}
+		return insertLogs(ctx, tx, entries)
 	})
 }
 
-func insertLog(ctx context.Context, tx *sqlx.Tx, e domain.LogEntry) error {
-	headers, err := json.Marshal(e.RequestHeaders)
-	if err != nil {
-		return err
+func updateDeliveries(ctx context.Context, tx *sqlx.Tx, ds []*domain.Delivery) error {
+	if len(ds) == 0 {
+		return nil
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO webhooks.delivery_log (id, subscription_id, account_id, delivery_id, event_id, event_type,
-		status, url, request_headers, request_body, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-		e.ID, e.SubscriptionID, e.AccountID, e.DeliveryID, e.EventID, e.EventType, e.Status, e.URL, string(headers), e.RequestBody,
-		e.ResponseStatus, storableText(e.ResponseBody), e.DurationMS, e.ErrorMessage, e.Attempt, e.NextRetryAt, e.CreatedAt)
+	var values strings.Builder
+	args := make([]any, 0, 5*len(ds))
+	for i, d := range ds {
+		if i > 0 {
+			values.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&values, "($%d::bigint, $%d::integer, $%d::timestamptz, $%d::timestamptz, $%d::text)", n+1, n+2, n+3, n+4, n+5)
+		args = append(args, d.ID, d.Attempts, d.FirstFailedAt, d.NextAttemptAt, string(d.Outcome))
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE webhooks.deliveries d SET attempts = u.attempts, first_failed_at = u.first_failed_at,
+		next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL
+		FROM (VALUES `+values.String()+`) AS u(id, attempts, first_failed_at, next_attempt_at, outcome) WHERE d.id = u.id`, args...)
 	if err != nil {
-		return fmt.Errorf("inserting webhook delivery log: %w", err)
+		return fmt.Errorf("updating webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+func insertLogs(ctx context.Context, tx *sqlx.Tx, entries []domain.LogEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	const columns = 17
+	var values strings.Builder
+	args := make([]any, 0, columns*len(entries))
+	for i, e := range entries {
+		headers, err := json.Marshal(e.RequestHeaders)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			values.WriteString(", ")
+		}
+		values.WriteString("(")
+		for c := range columns {
+			if c > 0 {
+				values.WriteString(", ")
+			}
+			fmt.Fprintf(&values, "$%d", len(args)+c+1)
+		}
+		values.WriteString(")")
+		args = append(args, e.ID, e.SubscriptionID, e.AccountID, e.DeliveryID, e.EventID, e.EventType, e.Status, e.URL, string(headers),
+			e.RequestBody, e.ResponseStatus, storableText(e.ResponseBody), e.DurationMS, e.ErrorMessage, e.Attempt, e.NextRetryAt, e.CreatedAt)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO webhooks.delivery_log (id, subscription_id, account_id, delivery_id, event_id, event_type,
+		status, url, request_headers, request_body, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
+		VALUES `+values.String(), args...)
+	if err != nil {
+		return fmt.Errorf("inserting webhook delivery logs: %w", err)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func New(repo domain.Repository, list query.SubscriptionList, logs query.Deliver
 			UpdateSubscription: command.NewUpdateSubscriptionHandler(repo, clk),
 			DeleteSubscription: command.NewDeleteSubscriptionHandler(repo),
 			FanOutEvent:        command.NewFanOutEventHandler(deliveries, clk),
-			DeliverWebhook:     command.NewDeliverWebhookHandler(repo, deliveries, sender, clk),
+			DeliverWebhook:     command.NewDeliverWebhookHandler(deliveries, sender, clk),
 			PurgeDeliveryLogs:  command.NewPurgeDeliveryLogsHandler(deliveries, clk),
 		},
 		Queries: Queries{

@@ -28,7 +28,9 @@ func TestReceiverFailuresAreLogged(t *testing.T) {
 		case <-time.After(5 * time.Second):
 		}
 	})
-	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/target", http.StatusMovedPermanently) })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/target", http.StatusMovedPermanently)
+	})
 	mux.HandleFunc("/target", func(w http.ResponseWriter, _ *http.Request) { followed <- struct{}{} })
 	mux.HandleFunc("/gone", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no such hook", http.StatusGone) })
 	mux.HandleFunc("/reset", func(w http.ResponseWriter, _ *http.Request) {

@@ -7,7 +7,6 @@ import (
 
 	"shipd/modules/webhooks/app"
 	"shipd/modules/webhooks/app/command"
-	"shipd/modules/webhooks/domain"
 	"shipd/platform/config"
 	"shipd/platform/server"
 )
@@ -16,7 +15,7 @@ import (
 // claim (short tx, leased), sign and POST, record (short tx).
 type DeliveryWorker struct {
 	app  app.Application
-	loop server.ClaimLoop[domain.Delivery]
+	loop server.ClaimLoop[command.DueDelivery]
 }
 
 // NewDeliveryWorker returns the worker. The lease outlasts an attempt (the
@@ -25,9 +24,9 @@ type DeliveryWorker struct {
 func NewDeliveryWorker(application app.Application, deliveries command.Deliveries, cfg config.Config) *DeliveryWorker {
 	lease := cfg.WebhookTimeout + 5*time.Second
 	w := &DeliveryWorker{app: application}
-	w.loop = server.ClaimLoop[domain.Delivery]{
+	w.loop = server.ClaimLoop[command.DueDelivery]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.WebhookConcurrency,
-		Claim: func(ctx context.Context, limit int) ([]domain.Delivery, error) {
+		Claim: func(ctx context.Context, limit int) ([]command.DueDelivery, error) {
 			return deliveries.Claim(ctx, limit, lease)
 		},
 		Do: w.deliver,
@@ -41,7 +40,7 @@ func (w *DeliveryWorker) Name() string { return "webhooks.delivery" }
 // Run delivers until ctx ends.
 func (w *DeliveryWorker) Run(ctx context.Context) error { return w.loop.Run(ctx) }
 
-func (w *DeliveryWorker) deliver(ctx context.Context, d domain.Delivery) {
+func (w *DeliveryWorker) deliver(ctx context.Context, d command.DueDelivery) {
 	err := w.app.Commands.DeliverWebhook.Handle(ctx, command.DeliverWebhook{Delivery: d})
 	if err != nil && ctx.Err() == nil {
 		// A failed attempt is a log, not an error; this is the database.

@@ -5,27 +5,25 @@ import (
 
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
-	"shipd/platform/fault"
 	"shipd/platform/ids"
 )
 
 // DeliverWebhook makes the next attempt of a claimed delivery.
 type DeliverWebhook struct {
-	Delivery domain.Delivery
+	Delivery DueDelivery
 }
 
 // DeliverWebhookHandler signs and sends outside any transaction, then
 // records the attempt and its successor in a new short one.
 type DeliverWebhookHandler struct {
-	repo       domain.Repository
 	deliveries Deliveries
 	sender     Sender
 	clock      clock.Clock
 }
 
 // NewDeliverWebhookHandler returns the handler.
-func NewDeliverWebhookHandler(repo domain.Repository, deliveries Deliveries, sender Sender, clk clock.Clock) DeliverWebhookHandler {
-	return DeliverWebhookHandler{repo: repo, deliveries: deliveries, sender: sender, clock: clk}
+func NewDeliverWebhookHandler(deliveries Deliveries, sender Sender, clk clock.Clock) DeliverWebhookHandler {
+	return DeliverWebhookHandler{deliveries: deliveries, sender: sender, clock: clk}
 }
 
 // Handle makes one attempt. A subscription paused or deleted since the
@@ -34,18 +32,14 @@ func NewDeliverWebhookHandler(repo domain.Repository, deliveries Deliveries, sen
 // again, by this instance after a restart or by another.
 func (h DeliverWebhookHandler) Handle(ctx context.Context, cmd DeliverWebhook) error {
 	d := cmd.Delivery
-	sub, err := h.repo.Get(ctx, d.SubscriptionID)
-	if fault.Is(err, fault.KindNotFound) || (err == nil && !sub.Active()) {
+	if !d.SubscriptionActive {
 		return h.deliveries.Record(ctx, d.ID, func(cur *domain.Delivery, _ bool) (domain.LogEntry, bool) {
 			cur.Cancel()
 			return domain.LogEntry{}, false
 		})
 	}
-	if err != nil {
-		return err
-	}
 	at := h.clock.Now()
-	req := domain.SignedRequest(d, sub.URL(), sub.Secret(), ids.NewAt(ids.WebhookLog, at), at)
+	req := domain.SignedRequest(d.Delivery, d.URL, d.Secret, ids.NewAt(ids.WebhookLog, at), at)
 	res := h.sender.Send(ctx, req)
 	if ctx.Err() != nil {
 		return ctx.Err()

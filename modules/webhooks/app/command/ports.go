@@ -24,16 +24,27 @@ type Deliveries interface {
 	// event again adds nothing. It returns how many deliveries it stored.
 	FanOut(ctx context.Context, e OutboundEvent, now time.Time) (int64, error)
 	// Claim leases up to limit due deliveries for lease, the longest
-	// overdue first, skipping those another worker holds.
-	Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.Delivery, error)
+	// overdue first, skipping those another worker holds, each with where
+	// and how its subscription wants it sent.
+	Claim(ctx context.Context, limit int, lease time.Duration) ([]DueDelivery, error)
 	// Record loads the delivery locked, with whether its subscription is
-	// still active (read under a share lock, so a pause either comes first
-	// or cancels what is recorded), lets fn change it, and saves it with
-	// the log entry fn returns when keep is true.
+	// still active, lets fn change it, and saves it with the log entry fn
+	// returns when keep is true. A pause or delete either comes first (the
+	// delivery is cancelled or the subscription inactive) or cancels what
+	// is recorded.
 	Record(ctx context.Context, id int64, fn func(d *domain.Delivery, subscriptionActive bool) (entry domain.LogEntry, keep bool)) error
 	// Purge deletes logs, finished deliveries and deleted subscriptions
 	// older than before.
 	Purge(ctx context.Context, before time.Time) (int64, error)
+}
+
+// DueDelivery is a claimed delivery with its subscription's URL, secret and
+// state as they were at the claim.
+type DueDelivery struct {
+	domain.Delivery
+	URL                string
+	Secret             string
+	SubscriptionActive bool
 }
 
 // Sender makes one signed POST and reports what came back. It never
