@@ -85,11 +85,6 @@ func (s *Subscription) Apply(c Change, now time.Time) {
 	s.updatedAt = now
 }
 
-// Wants reports whether the subscription takes events of this type now.
-func (s *Subscription) Wants(eventType string) bool {
-	return s.active && slices.Contains(s.events, eventType)
-}
-
 // GenerateSecret returns a fresh random signing secret (192 bits).
 func GenerateSecret() string {
 	b := make([]byte, 24)

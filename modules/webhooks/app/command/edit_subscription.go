@@ -31,7 +31,7 @@ func NewUpdateSubscriptionHandler(repo domain.Repository, clk clock.Clock) Updat
 func (h UpdateSubscriptionHandler) Handle(ctx context.Context, cmd UpdateSubscription) (contract.Subscription, error) {
 	s, err := h.repo.Update(ctx, cmd.ID, func(s *domain.Subscription) error {
 		if !s.BelongsTo(cmd.AccountID) {
-			return notYours()
+			return NotYours()
 		}
 		s.Apply(cmd.Change, h.clock.Now())
 		return nil
@@ -62,7 +62,7 @@ func NewDeleteSubscriptionHandler(repo domain.Repository) DeleteSubscriptionHand
 func (h DeleteSubscriptionHandler) Handle(ctx context.Context, cmd DeleteSubscription) error {
 	return h.repo.Delete(ctx, cmd.ID, func(s *domain.Subscription) error {
 		if !s.BelongsTo(cmd.AccountID) {
-			return notYours()
+			return NotYours()
 		}
 		return nil
 	})

@@ -13,6 +13,7 @@ func Record(s *domain.Subscription) contract.Subscription {
 		Active: s.Active(), CreatedAt: s.CreatedAt(), UpdatedAt: s.UpdatedAt()}
 }
 
-func notYours() error {
+// NotYours is the answer to touching another account's subscription.
+func NotYours() error {
 	return fault.Forbidden("This webhook subscription belongs to another account.")
 }

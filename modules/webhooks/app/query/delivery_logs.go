@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 
+	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/contract"
 )
 
@@ -70,7 +71,7 @@ func (h DeliveryLogsHandler) owned(ctx context.Context, account, subscriptionID 
 		return err
 	}
 	if owner != account {
-		return notYours()
+		return command.NotYours()
 	}
 	return nil
 }

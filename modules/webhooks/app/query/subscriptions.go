@@ -7,7 +7,6 @@ import (
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
-	"shipd/platform/fault"
 )
 
 // GetSubscription asks for one of the account's subscriptions.
@@ -33,7 +32,7 @@ func (h GetSubscriptionHandler) Handle(ctx context.Context, q GetSubscription) (
 		return contract.Subscription{}, err
 	}
 	if !s.BelongsTo(q.AccountID) {
-		return contract.Subscription{}, notYours()
+		return contract.Subscription{}, command.NotYours()
 	}
 	return command.Record(s), nil
 }
@@ -69,8 +68,4 @@ func NewListSubscriptionsHandler(list SubscriptionList) ListSubscriptionsHandler
 // Handle returns the page.
 func (h ListSubscriptionsHandler) Handle(ctx context.Context, q ListSubscriptions) (SubscriptionPage, error) {
 	return h.list.ListSubscriptions(ctx, q)
-}
-
-func notYours() error {
-	return fault.Forbidden("This webhook subscription belongs to another account.")
 }
