@@ -25,7 +25,7 @@ func main() {
 	samples := flag.Int("samples", 300, "requests per list measurement")
 	duration := flag.Duration("post-duration", 10*time.Second, "how long each write-throughput run lasts")
 	parcels := flag.Int("tracking-parcels", 100_000, "due tracking parcels checked against the sandbox")
-	deliveries := flag.Int("webhook-deliveries", 20_000, "webhook deliveries sent by shipd and by the bare-client baseline")
+	deliveries := flag.Int("webhook-deliveries", 50_000, "webhook deliveries sent by shipd and by the bare-client baseline")
 	flag.IntVar(&deliveryConcurrency, "webhook-concurrency", deliveryConcurrency, "WEBHOOK_CONCURRENCY of the delivering instance")
 	flag.IntVar(&checkConcurrency, "tracking-concurrency", checkConcurrency, "TRACKING_CONCURRENCY of the checking instance")
 	flag.StringVar(&only, "only", "", "comma-separated parts to run (list, writes, tracking, webhooks); empty runs all")

@@ -32,10 +32,13 @@ type service struct {
 	stop    func()
 }
 
+// benchSecretKey is every instance's SECRET_KEY.
+const benchSecretKey = "bench-secret-key-0123456789-abcdefghijkl"
+
 // startService starts one instance; tweak changes its configuration.
 func startService(ctx context.Context, dsn string, tweak func(*config.Config)) (*service, error) {
 	cfg := config.Config{
-		DatabaseURL: dsn, HTTPAddr: "127.0.0.1:0", SecretKey: "bench-secret-key-0123456789-abcdefghijkl",
+		DatabaseURL: dsn, HTTPAddr: "127.0.0.1:0", SecretKey: benchSecretKey,
 		LogLevel: "error", DataDir: ".data", SandboxTimeScale: 1,
 		MessagePollInterval: 50 * time.Millisecond, WorkerPollInterval: 200 * time.Millisecond,
 		ShutdownTimeout: 10 * time.Second, LogWriter: io.Discard,

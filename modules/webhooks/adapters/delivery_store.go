@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -104,22 +105,35 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 	return out, nil
 }
 
-// Record applies an attempt under the delivery's row lock and clears the
-// lease. Attempts finishing together are recorded in one transaction
-// (group commit): the first caller writes every queued attempt while the
-// others wait for that commit.
+// Record saves attempts in group commits. The first caller writes every
+// queued attempt, batch after batch, until none is left; the others queue
+// theirs and return at once, so their worker slot takes the next delivery
+// instead of waiting for a commit. Only when more than maxQueuedRecordings
+// wait does a caller wait for its commit, which bounds what a crash can
+// lose: an attempt not yet written keeps its lease, and when that runs out
+// the attempt is made again, as after any crash mid-attempt. A failed write
+// is logged here, for the same reason.
 //
-// The subscription is read without a lock: pausing or deleting it cancels
-// its pending deliveries in the same transaction, which waits for this row
-// lock or makes this one see the delivery cancelled, so a retry is never
-// left scheduled for a paused subscription.
-func (s *DeliveryStore) Record(ctx context.Context, id int64, fn func(d *domain.Delivery, subscriptionActive bool) (domain.LogEntry, bool)) error {
-	r := &recording{id: id, fn: fn, done: make(chan error, 1)}
+// Each attempt is applied to its delivery as claimed and written by one
+// statement that updates the delivery only if it is still pending with the
+// claimed attempts, and logs the attempts whose delivery it updated. Those
+// it did not update (a pause or delete cancelled them, another worker
+// recorded them after a lease ran out) are applied again to the stored
+// delivery under its row lock, with the subscription read unlocked: pausing
+// or deleting cancels its pending deliveries in the same transaction, which
+// waits for this row lock or makes this one see the delivery cancelled, so
+// a retry is never left scheduled for a paused subscription.
+func (s *DeliveryStore) Record(ctx context.Context, claimed domain.Delivery, fn func(d *domain.Delivery, subscriptionActive bool) (domain.LogEntry, bool)) error {
+	r := &recording{claimed: claimed, fn: fn, done: make(chan error, 1)}
 	s.mu.Lock()
 	s.queue = append(s.queue, r)
 	if s.writing {
+		full := len(s.queue) > maxQueuedRecordings
 		s.mu.Unlock()
-		return <-r.done
+		if full {
+			return <-r.done
+		}
+		return nil
 	}
 	s.writing = true
 	for {
@@ -127,6 +141,9 @@ func (s *DeliveryStore) Record(ctx context.Context, id int64, fn func(d *domain.
 		s.queue = s.queue[len(batch):]
 		s.mu.Unlock()
 		err := s.recordBatch(context.WithoutCancel(ctx), batch)
+		if err != nil {
+			slog.ErrorContext(ctx, "recording webhook attempts; they will be made again when their leases run out", "attempts", len(batch), "err", err)
+		}
 		for _, b := range batch {
 			b.done <- err
 		}
@@ -141,20 +158,165 @@ func (s *DeliveryStore) Record(ctx context.Context, id int64, fn func(d *domain.
 
 // recording is one attempt waiting to be written.
 type recording struct {
-	id   int64
-	fn   func(d *domain.Delivery, subscriptionActive bool) (domain.LogEntry, bool)
-	done chan error
+	claimed domain.Delivery
+	fn      func(d *domain.Delivery, subscriptionActive bool) (domain.LogEntry, bool)
+	done    chan error
 }
 
-// maxRecordBatch bounds one group commit.
-const maxRecordBatch = 64
+// maxRecordBatch bounds one group commit; maxQueuedRecordings bounds the
+// attempts made but not yet written.
+const (
+	maxRecordBatch      = 256
+	maxQueuedRecordings = 1024
+)
 
 func (s *DeliveryStore) recordBatch(ctx context.Context, batch []*recording) error {
+	stale, err := recordAsClaimed(ctx, s.db, batch)
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	return recordLocked(ctx, s.db, stale)
+}
+
+// recordAsClaimed writes the batch's attempts as applied to the claimed
+// deliveries, in one statement, and returns those whose delivery changed
+// since its claim.
+func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*recording, error) {
+	var stale, fresh []*recording
+	seen := make(map[int64]bool, len(batch))
+	var ds deliveryStates
+	var logs attemptLogs
+	for _, r := range batch {
+		if seen[r.claimed.ID] { // claimed twice (a lease ran out): the second waits for the first
+			stale = append(stale, r)
+			continue
+		}
+		seen[r.claimed.ID] = true
+		fresh = append(fresh, r)
+		d := r.claimed
+		entry, keep := r.fn(&d, true)
+		ds.add(r.claimed.Attempts, &d)
+		if keep {
+			if err := logs.add(entry); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var updated []int64
+	err := db.SelectContext(ctx, &updated, recordStatement, append(append(ds.args(), logs.args()...), false)...)
+	if err != nil {
+		return nil, fmt.Errorf("recording webhook deliveries: %w", err)
+	}
+	done := make(map[int64]bool, len(updated))
+	for _, id := range updated {
+		done[id] = true
+	}
+	for _, r := range fresh {
+		if !done[r.claimed.ID] {
+			stale = append(stale, r)
+		}
+	}
+	return stale, nil
+}
+
+// recordStatement writes deliveries' new states, each only if the stored
+// delivery is still pending with the attempts it had when claimed, and the
+// attempts' logs: those whose delivery it updated, or every one when $24
+// is true (the deliveries are locked and the attempts applied to them as
+// stored, so a log is kept even when its delivery had already finished).
+const recordStatement = `
+	WITH updated AS (
+		UPDATE webhooks.deliveries d SET attempts = u.attempts, first_failed_at = u.first_failed_at,
+			next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL
+		FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::timestamptz[], $5::timestamptz[], $6::text[])
+			AS u(id, claimed_attempts, attempts, first_failed_at, next_attempt_at, outcome)
+		WHERE d.id = u.id AND d.attempts = u.claimed_attempts AND d.outcome = 'pending'
+		RETURNING d.id),
+	logged AS (
+		INSERT INTO webhooks.delivery_log (id, subscription_id, account_id, delivery_id, event_id, event_type, status, url,
+			request_headers, request_body, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
+		SELECT l.* FROM unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[],
+			$15::json[], $16::text[], $17::integer[], $18::text[], $19::integer[], $20::text[], $21::integer[], $22::timestamptz[], $23::timestamptz[])
+			AS l(id, subscription_id, account_id, delivery_id, event_id, event_type, status, url, request_headers, request_body,
+			     response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
+		WHERE $24 OR l.delivery_id IN (SELECT id FROM updated))
+	SELECT id FROM updated`
+
+// deliveryStates are deliveries' new states, a slice per column, with the
+// attempts each had when claimed.
+type deliveryStates struct {
+	id, claimedAttempts, attempts []int64
+	firstFailedAt, nextAttemptAt  []*time.Time
+	outcome                       []string
+}
+
+func (c *deliveryStates) add(claimedAttempts int, d *domain.Delivery) {
+	c.id = append(c.id, d.ID)
+	c.claimedAttempts = append(c.claimedAttempts, int64(claimedAttempts))
+	c.attempts = append(c.attempts, int64(d.Attempts))
+	c.firstFailedAt = append(c.firstFailedAt, d.FirstFailedAt)
+	c.nextAttemptAt = append(c.nextAttemptAt, d.NextAttemptAt)
+	c.outcome = append(c.outcome, string(d.Outcome))
+}
+
+func (c *deliveryStates) args() []any {
+	return []any{pq.Array(c.id), pq.Array(c.claimedAttempts), pq.Array(c.attempts), pq.GenericArray{A: c.firstFailedAt},
+		pq.GenericArray{A: c.nextAttemptAt}, pq.Array(c.outcome)}
+}
+
+// attemptLogs are log entries, a slice per column of webhooks.delivery_log.
+type attemptLogs struct {
+	id, subscriptionID, accountID                     []string
+	deliveryID                                        []int64
+	eventID, eventType, status, url, headers, reqBody []string
+	responseStatus                                    []int64
+	responseBody                                      []string
+	durationMS                                        []int64
+	errorMessage                                      []*string
+	attempt                                           []int64
+	nextRetryAt                                       []*time.Time
+	createdAt                                         []time.Time
+}
+
+func (c *attemptLogs) add(e domain.LogEntry) error {
+	headers, err := json.Marshal(e.RequestHeaders)
+	if err != nil {
+		return err
+	}
+	c.id = append(c.id, e.ID)
+	c.subscriptionID = append(c.subscriptionID, e.SubscriptionID)
+	c.accountID = append(c.accountID, e.AccountID)
+	c.deliveryID = append(c.deliveryID, e.DeliveryID)
+	c.eventID = append(c.eventID, e.EventID)
+	c.eventType = append(c.eventType, e.EventType)
+	c.status = append(c.status, e.Status)
+	c.url = append(c.url, e.URL)
+	c.headers = append(c.headers, string(headers))
+	c.reqBody = append(c.reqBody, e.RequestBody)
+	c.responseStatus = append(c.responseStatus, int64(e.ResponseStatus))
+	c.responseBody = append(c.responseBody, storableText(e.ResponseBody))
+	c.durationMS = append(c.durationMS, e.DurationMS)
+	c.errorMessage = append(c.errorMessage, e.ErrorMessage)
+	c.attempt = append(c.attempt, int64(e.Attempt))
+	c.nextRetryAt = append(c.nextRetryAt, e.NextRetryAt)
+	c.createdAt = append(c.createdAt, e.CreatedAt)
+	return nil
+}
+
+func (c *attemptLogs) args() []any {
+	return []any{pq.Array(c.id), pq.Array(c.subscriptionID), pq.Array(c.accountID), pq.Array(c.deliveryID), pq.Array(c.eventID),
+		pq.Array(c.eventType), pq.Array(c.status), pq.Array(c.url), pq.Array(c.headers), pq.Array(c.reqBody), pq.Array(c.responseStatus),
+		pq.Array(c.responseBody), pq.Array(c.durationMS), pq.GenericArray{A: c.errorMessage}, pq.Array(c.attempt),
+		pq.GenericArray{A: c.nextRetryAt}, pq.GenericArray{A: c.createdAt}}
+}
+
+// recordLocked applies the attempts to their stored deliveries, locked.
+func recordLocked(ctx context.Context, db *sqlx.DB, batch []*recording) error {
 	ids := make([]int64, len(batch))
 	for i, r := range batch {
-		ids[i] = r.id
+		ids[i] = r.claimed.ID
 	}
-	return postgres.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+	return postgres.InTx(ctx, db, func(tx *sqlx.Tx) error {
 		// Locked in id order, so two instances' batches cannot deadlock.
 		var rows []deliveryRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT id, subscription_id, account_id, event_id, event_type, '' AS body, attempts,
@@ -179,82 +341,27 @@ func (s *DeliveryStore) recordBatch(ctx context.Context, batch []*recording) err
 		for _, st := range states {
 			active[st.ID] = st.Active
 		}
-		var changed []*domain.Delivery
-		var entries []domain.LogEntry
+		var ds deliveryStates
+		var logs attemptLogs
 		for _, r := range batch {
-			d, ok := current[r.id]
+			d, ok := current[r.claimed.ID]
 			if !ok {
 				continue // purged meanwhile
 			}
+			stored := d.Attempts
 			entry, keep := r.fn(d, active[d.SubscriptionID])
-			changed = append(changed, d)
+			ds.add(stored, d)
 			if keep {
-				entries = append(entries, entry)
+				if err := logs.add(entry); err != nil {
+					return err
+				}
 			}
 		}
-		if err := updateDeliveries(ctx, tx, changed); err != nil {
-			return err
+		if _, err := tx.ExecContext(ctx, recordStatement, append(append(ds.args(), logs.args()...), true)...); err != nil {
+			return fmt.Errorf("recording webhook deliveries: %w", err)
 		}
-		return insertLogs(ctx, tx, entries)
+		return nil
 	})
-}
-
-func updateDeliveries(ctx context.Context, tx *sqlx.Tx, ds []*domain.Delivery) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	var values strings.Builder
-	args := make([]any, 0, 5*len(ds))
-	for i, d := range ds {
-		if i > 0 {
-			values.WriteString(", ")
-		}
-		n := len(args)
-		fmt.Fprintf(&values, "($%d::bigint, $%d::integer, $%d::timestamptz, $%d::timestamptz, $%d::text)", n+1, n+2, n+3, n+4, n+5)
-		args = append(args, d.ID, d.Attempts, d.FirstFailedAt, d.NextAttemptAt, string(d.Outcome))
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE webhooks.deliveries d SET attempts = u.attempts, first_failed_at = u.first_failed_at,
-		next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL
-		FROM (VALUES `+values.String()+`) AS u(id, attempts, first_failed_at, next_attempt_at, outcome) WHERE d.id = u.id`, args...)
-	if err != nil {
-		return fmt.Errorf("updating webhook deliveries: %w", err)
-	}
-	return nil
-}
-
-func insertLogs(ctx context.Context, tx *sqlx.Tx, entries []domain.LogEntry) error {
-	if len(entries) == 0 {
-		return nil
-	}
-	const columns = 17
-	var values strings.Builder
-	args := make([]any, 0, columns*len(entries))
-	for i, e := range entries {
-		headers, err := json.Marshal(e.RequestHeaders)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			values.WriteString(", ")
-		}
-		values.WriteString("(")
-		for c := range columns {
-			if c > 0 {
-				values.WriteString(", ")
-			}
-			fmt.Fprintf(&values, "$%d", len(args)+c+1)
-		}
-		values.WriteString(")")
-		args = append(args, e.ID, e.SubscriptionID, e.AccountID, e.DeliveryID, e.EventID, e.EventType, e.Status, e.URL, string(headers),
-			e.RequestBody, e.ResponseStatus, storableText(e.ResponseBody), e.DurationMS, e.ErrorMessage, e.Attempt, e.NextRetryAt, e.CreatedAt)
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO webhooks.delivery_log (id, subscription_id, account_id, delivery_id, event_id, event_type,
-		status, url, request_headers, request_body, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
-		VALUES `+values.String(), args...)
-	if err != nil {
-		return fmt.Errorf("inserting webhook delivery logs: %w", err)
-	}
-	return nil
 }
 
 // storableText makes any bytes a receiver sent fit a text column: valid

@@ -119,6 +119,35 @@ func TestPauseAndDeleteCancelRetries(t *testing.T) {
 	rc.quiet(t, 4)
 }
 
+// A pause while an attempt is in flight: the attempt is logged as it went,
+// and the retry its failure would have scheduled is not.
+func TestPauseDuringAttemptCancelsItsRetry(t *testing.T) {
+	env, clk := manualEnv(t)
+	key := env.NewKey("acme")
+	arrived, release := make(chan struct{}), make(chan struct{})
+	rc := newReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		if n == 1 {
+			close(arrived)
+			<-release
+		}
+		w.WriteHeader(http.StatusBadGateway)
+	})
+	sub := subscribe(t, env, key, map[string]any{"name": "paused mid-attempt", "url": rc.URL, "events": []string{"shipping_channel.created"}})
+	newChannel(t, env, key, "Main")
+	<-arrived
+	if res := env.Do(apptest.Request{Method: http.MethodPatch, Path: subsPath + "/" + sub["id"].(string), Key: key, Body: map[string]any{"active": false}}); res.Status != http.StatusOK {
+		t.Fatalf("pause: %d %s", res.Status, res.Body)
+	}
+	close(release)
+
+	logs := awaitLogs(t, env, key, sub["id"].(string), 1)
+	if l := logs[0]; l["status"] != "failed" || l["response_status"] != float64(http.StatusBadGateway) || l["next_retry_at"] != nil {
+		t.Fatalf("log of the attempt in flight: %v", l)
+	}
+	clk.Advance(25 * time.Hour)
+	rc.quiet(t, 1)
+}
+
 func TestRetentionPurgesOldLogs(t *testing.T) {
 	env, clk := manualEnv(t, apptest.WithConfig(func(c *config.Config) { c.WebhookPurgeInterval = 50 * time.Millisecond }))
 	key := env.NewKey("acme")

@@ -33,7 +33,7 @@ func NewDeliverWebhookHandler(deliveries Deliveries, sender Sender, clk clock.Cl
 func (h DeliverWebhookHandler) Handle(ctx context.Context, cmd DeliverWebhook) error {
 	d := cmd.Delivery
 	if !d.SubscriptionActive {
-		return h.deliveries.Record(ctx, d.ID, func(cur *domain.Delivery, _ bool) (domain.LogEntry, bool) {
+		return h.deliveries.Record(ctx, d.Delivery, func(cur *domain.Delivery, _ bool) (domain.LogEntry, bool) {
 			cur.Cancel()
 			return domain.LogEntry{}, false
 		})
@@ -45,7 +45,7 @@ func (h DeliverWebhookHandler) Handle(ctx context.Context, cmd DeliverWebhook) e
 		return ctx.Err()
 	}
 	attempt := domain.Attempt{Number: d.Attempts + 1, Request: req, At: at, Result: res}
-	return h.deliveries.Record(ctx, d.ID, func(cur *domain.Delivery, active bool) (domain.LogEntry, bool) {
+	return h.deliveries.Record(ctx, d.Delivery, func(cur *domain.Delivery, active bool) (domain.LogEntry, bool) {
 		return cur.Attempted(attempt, active), true
 	})
 }

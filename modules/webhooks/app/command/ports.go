@@ -27,12 +27,18 @@ type Deliveries interface {
 	// overdue first, skipping those another worker holds, each with where
 	// and how its subscription wants it sent.
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]DueDelivery, error)
-	// Record loads the delivery locked, with whether its subscription is
-	// still active, lets fn change it, and saves it with the log entry fn
-	// returns when keep is true. A pause or delete either comes first (the
-	// delivery is cancelled or the subscription inactive) or cancels what
-	// is recorded.
-	Record(ctx context.Context, id int64, fn func(d *domain.Delivery, subscriptionActive bool) (entry domain.LogEntry, keep bool)) error
+	// Record saves an attempt made on a claimed delivery: fn changes the
+	// delivery and returns the log entry to keep (when keep is true). fn is
+	// first applied to the delivery as claimed, its subscription active, and
+	// saved only if the stored delivery is still pending with the claimed
+	// attempts; otherwise (a pause or delete cancelled it, another worker
+	// recorded it) fn is applied again to the stored delivery, loaded locked
+	// with whether its subscription is still active. A pause or delete that
+	// comes after cancels what is recorded. Record may return before the
+	// attempt is written, to free the caller for the next delivery; an
+	// attempt a crash keeps from being written is made again when its lease
+	// runs out.
+	Record(ctx context.Context, claimed domain.Delivery, fn func(d *domain.Delivery, subscriptionActive bool) (entry domain.LogEntry, keep bool)) error
 	// Purge deletes logs, finished deliveries and deleted subscriptions
 	// older than before.
 	Purge(ctx context.Context, before time.Time) (int64, error)
