@@ -1,0 +1,76 @@
+// Package carrierhttp is what every real carrier adapter does over HTTP:
+// send a request and sort the answer into the carrier port's kinds of
+// failure, and keep OAuth tokens per set of credentials until they expire.
+package carrierhttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"shipd/platform/carrier"
+)
+
+// MaxBody bounds what is read of one answer: labels of many parcels fit.
+const MaxBody = 64 << 20
+
+// DefaultClient is the client an adapter uses when its Config names none.
+// The booking and tracking workers bound each call with their own context
+// deadline (CARRIER_TIMEOUT); this timeout only stops a call nobody bounded.
+var DefaultClient = &http.Client{Timeout: 60 * time.Second}
+
+// Response is a carrier's answer, read whole.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends req and reads the answer. What the carrier port calls
+// unavailable (no answer, a timeout, a done context, 429, 5xx) comes back as
+// an error wrapping carrier.ErrUnavailable, naming what was asked; every
+// other answer, 4xx included, comes back for the adapter to read.
+func Do(client *http.Client, req *http.Request) (*Response, error) {
+	if client == nil {
+		client = DefaultClient
+	}
+	what := req.Method + " " + req.URL.Path
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, Unavailable("%s: %v", what, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, MaxBody))
+	if err != nil {
+		return nil, Unavailable("%s: reading the answer: %v", what, err)
+	}
+	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
+		return nil, Unavailable("%s: HTTP %d %s", what, res.StatusCode, snippet(body))
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Body: body}, nil
+}
+
+// Unavailable is an error wrapping carrier.ErrUnavailable.
+func Unavailable(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{carrier.ErrUnavailable}, args...)...)
+}
+
+// IsUnavailable reports whether err is the carrier not answering usefully.
+func IsUnavailable(err error) bool { return errors.Is(err, carrier.ErrUnavailable) }
+
+// NewRequest builds a request bound to ctx; body may be nil.
+func NewRequest(ctx context.Context, method, url string, body io.Reader) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, method, url, body)
+}
+
+// snippet is the start of a body, for error messages.
+func snippet(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
