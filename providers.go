@@ -7,6 +7,10 @@ import (
 	"github.com/google/wire"
 	"github.com/jmoiron/sqlx"
 
+	"shipd/adapters/carriers/dhlparcelde"
+	"shipd/adapters/carriers/gls"
+	"shipd/adapters/carriers/inpost"
+	"shipd/adapters/carriers/ppl"
 	"shipd/adapters/carriers/sandbox"
 	"shipd/adapters/labels"
 	"shipd/modules/channels"
@@ -45,9 +49,17 @@ func outbox(logger *slog.Logger) *messaging.Outbox {
 }
 
 // carriers is every carrier this build offers. The sandbox tells its
-// tracking journeys by the service's clock, SANDBOX_TIME_SCALE times faster.
+// tracking journeys by the service's clock, SANDBOX_TIME_SCALE times faster;
+// the real carriers talk to their vendors' documented hosts (each channel's
+// sandboxMode picks the vendor's test or production host).
 func carriers(cfg config.Config, clk clock.Clock) *carrier.Registry {
-	return carrier.NewRegistry(sandbox.NewWithConfig(sandbox.Config{Clock: clk, TimeScale: cfg.SandboxTimeScale}))
+	return carrier.NewRegistry(
+		sandbox.NewWithConfig(sandbox.Config{Clock: clk, TimeScale: cfg.SandboxTimeScale}),
+		ppl.New(ppl.Config{}),
+		dhlparcelde.New(dhlparcelde.Config{}),
+		gls.New(gls.Config{}),
+		inpost.New(inpost.Config{}),
+	)
 }
 
 // modules lists the bounded contexts the server runs.

@@ -5,6 +5,7 @@ package carrier
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Provider is one carrier API as the service knows it. Issue-by-issue the
@@ -51,4 +52,21 @@ func (r *Rejection) Error() string {
 		return r.Message
 	}
 	return r.Field + ": " + r.Message
+}
+
+// Reject is a *Rejection blaming field, its message formatted.
+func Reject(field, format string, args ...any) *Rejection {
+	return &Rejection{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// RejectionOf is nil for no problems, the problem itself for one, and
+// Rejections for several.
+func RejectionOf(problems []*Rejection) error {
+	switch len(problems) {
+	case 0:
+		return nil
+	case 1:
+		return problems[0]
+	}
+	return Rejections(problems)
 }

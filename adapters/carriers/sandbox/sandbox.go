@@ -175,18 +175,3 @@ func reachable(ctx context.Context, s carrier.Settings) error {
 func unavailable(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{carrier.ErrUnavailable}, args...)...)
 }
-
-func reject(field, format string, args ...any) *carrier.Rejection {
-	return &carrier.Rejection{Field: field, Message: fmt.Sprintf(format, args...)}
-}
-
-// rejection is nil, the one problem, or all of them.
-func rejection(problems []*carrier.Rejection) error {
-	switch len(problems) {
-	case 0:
-		return nil
-	case 1:
-		return problems[0]
-	}
-	return carrier.Rejections(problems)
-}

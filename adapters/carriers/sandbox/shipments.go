@@ -48,7 +48,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		product = "STANDARD"
 	}
 	format := labelFormat(req.LabelFormat, s)
-	if err := rejection(check(req, product, format)); err != nil {
+	if err := carrier.RejectionOf(check(req, product, format)); err != nil {
 		return carrier.CreatedShipment{}, err
 	}
 
@@ -136,31 +136,31 @@ func transientFailures(ref string) int {
 func check(req carrier.ShipmentRequest, product, format string) []*carrier.Rejection {
 	var problems []*carrier.Rejection
 	if _, ok := products[product]; !ok {
-		problems = append(problems, reject("product_type", "the sandbox carrier has no product %s (it has STANDARD, EXPRESS, STANDARD_COD, EXPRESS_COD)", product))
+		problems = append(problems, carrier.Reject("product_type", "the sandbox carrier has no product %s (it has STANDARD, EXPRESS, STANDARD_COD, EXPRESS_COD)", product))
 	} else if cod := strings.HasSuffix(product, "_COD"); req.COD != nil && !cod {
-		problems = append(problems, reject("product_type", "product %s does not carry cash on delivery; use %s_COD", product, product))
+		problems = append(problems, carrier.Reject("product_type", "product %s does not carry cash on delivery; use %s_COD", product, product))
 	} else if req.COD == nil && cod {
-		problems = append(problems, reject("product_type", "product %s carries cash on delivery but the shipment has none; use %s", product, strings.TrimSuffix(product, "_COD")))
+		problems = append(problems, carrier.Reject("product_type", "product %s carries cash on delivery but the shipment has none; use %s", product, strings.TrimSuffix(product, "_COD")))
 	}
 	if !slices.Contains(labels.Formats, format) {
-		problems = append(problems, reject("label_format", "the sandbox carrier prints labels as %s, not %q", strings.Join(labels.Formats, ", "), format))
+		problems = append(problems, carrier.Reject("label_format", "the sandbox carrier prints labels as %s, not %q", strings.Join(labels.Formats, ", "), format))
 	}
 	if strings.ReplaceAll(req.Destination.PostalCode, " ", "") == UnservedPostal {
-		problems = append(problems, reject("destination_address.postal_code", "the sandbox carrier does not serve postal code %s", UnservedPostal))
+		problems = append(problems, carrier.Reject("destination_address.postal_code", "the sandbox carrier does not serve postal code %s", UnservedPostal))
 	}
 	switch n := len(req.Parcels); {
 	case n == 0:
-		problems = append(problems, reject("parcels", "the sandbox carrier needs at least one parcel"))
+		problems = append(problems, carrier.Reject("parcels", "the sandbox carrier needs at least one parcel"))
 	case n > MaxParcels:
-		problems = append(problems, reject("parcels", "%d parcels exceed the limit of %d parcels per shipment of the sandbox carrier", n, MaxParcels))
+		problems = append(problems, carrier.Reject("parcels", "%d parcels exceed the limit of %d parcels per shipment of the sandbox carrier", n, MaxParcels))
 	}
 	for i, p := range req.Parcels {
 		field := "parcels." + strconv.Itoa(i) + ".weight_amount"
 		switch kg := p.WeightKG(); {
 		case !(kg > 0):
-			problems = append(problems, reject(field, "must be more than 0 for the sandbox carrier"))
+			problems = append(problems, carrier.Reject(field, "must be more than 0 for the sandbox carrier"))
 		case kg > MaxWeightKG:
-			problems = append(problems, reject(field, "%.2f kg exceeds the 31.5 kg limit of the sandbox carrier", kg))
+			problems = append(problems, carrier.Reject(field, "%.2f kg exceeds the 31.5 kg limit of the sandbox carrier", kg))
 		}
 	}
 	return problems
@@ -226,7 +226,7 @@ func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.Sh
 	}
 	format = labelFormat(format, s)
 	if !slices.Contains(labels.Formats, format) {
-		return nil, reject("label_format", "the sandbox carrier prints labels as %s, not %q", strings.Join(labels.Formats, ", "), format)
+		return nil, carrier.Reject("label_format", "the sandbox carrier prints labels as %s, not %q", strings.Join(labels.Formats, ", "), format)
 	}
 	c.mu.Lock()
 	sh, ok := c.shipments[ref.ProviderShipmentID]
@@ -240,7 +240,7 @@ func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.Sh
 	case !ok:
 		return nil, unknownShipment(ref)
 	case cancelled:
-		return nil, reject("", "shipment %s is cancelled; its labels are void", ref.ProviderShipmentID)
+		return nil, carrier.Reject("", "shipment %s is cancelled; its labels are void", ref.ProviderShipmentID)
 	}
 	out := make([]carrier.Label, 0, len(parcels))
 	for i, l := range parcels {
@@ -265,7 +265,7 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 	case !ok:
 		return unknownShipment(ref)
 	case strings.HasPrefix(sh.reference, RefNoCancel):
-		return reject("", "the shipment has already been picked up and can no longer be cancelled")
+		return carrier.Reject("", "the shipment has already been picked up and can no longer be cancelled")
 	}
 	if !sh.cancelled {
 		if c.cancelled == nil {
@@ -280,5 +280,5 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 }
 
 func unknownShipment(ref carrier.ShipmentRef) *carrier.Rejection {
-	return reject("", "unknown shipment %q: the sandbox carrier has no booking with that id (bookings live in memory until the service restarts)", ref.ProviderShipmentID)
+	return carrier.Reject("", "unknown shipment %q: the sandbox carrier has no booking with that id (bookings live in memory until the service restarts)", ref.ProviderShipmentID)
 }

@@ -3,6 +3,7 @@ package ports_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -453,10 +454,21 @@ func TestProviders(t *testing.T) {
 	if err := json.Unmarshal(res.Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	if len(body.Data) == 0 || body.Data[0].Code != "sandbox" {
-		t.Fatalf("providers = %s", res.Body)
+	byCode := map[string]int{}
+	var codes []string
+	for i, p := range body.Data {
+		byCode[p.Code] = i
+		codes = append(codes, p.Code)
 	}
-	sb := body.Data[0]
+	if want := []string{"dhl_parcel_de", "gls", "inpost", "ppl", "sandbox"}; !slices.Equal(codes, want) {
+		t.Fatalf("provider codes %v, want %v (sorted)", codes, want)
+	}
+	ppl := body.Data[byCode["ppl"]]
+	if !ppl.SupportsCOD || len(ppl.ProductTypes) == 0 || ppl.ProductTypes[0].Code != "BUSS" || ppl.ProductTypes[0].CODProduct != "BUSD" ||
+		!slices.Equal(ppl.LabelFormats, []string{"pdf", "zpl"}) {
+		t.Errorf("ppl description = %+v", ppl)
+	}
+	sb := body.Data[byCode["sandbox"]]
 	secret := map[string]bool{}
 	for _, s := range sb.Settings {
 		secret[s.Key] = s.Secret

@@ -1,6 +1,8 @@
 // Package carrierhttp is what every real carrier adapter does over HTTP:
 // send a request and sort the answer into the carrier port's kinds of
-// failure, and keep OAuth tokens per set of credentials until they expire.
+// failure, keep OAuth tokens per set of credentials until they expire, and
+// read the channel settings every adapter has (sandboxMode,
+// defaultLabelFormat).
 package carrierhttp
 
 import (

@@ -14,7 +14,55 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"shipd/adapters/labels"
+	"shipd/platform/carrier"
 )
+
+// LabelBarcodes returns the barcodes of ls as shipd serves them (merged
+// into one file), in reading order.
+func LabelBarcodes(t testing.TB, format string, ls []carrier.Label) []string {
+	t.Helper()
+	return Barcodes(t, format, Merge(t, format, ls))
+}
+
+// Merge merges ls into one file of format, failing the test if a label is
+// in another format: an adapter must answer in the format asked for.
+func Merge(t testing.TB, format string, ls []carrier.Label) []byte {
+	t.Helper()
+	parts := make([][]byte, len(ls))
+	for i, l := range ls {
+		if l.Format != format {
+			t.Fatalf("label %d has format %q, want %q", i, l.Format, format)
+		}
+		parts[i] = l.Data
+	}
+	merged, err := labels.Merge(format, parts)
+	if err != nil {
+		t.Fatalf("labels.Merge(%s): %v", format, err)
+	}
+	return merged
+}
+
+// Barcodes returns the barcodes of a pdf, zpl or epl file in reading order,
+// those of PDF pages one page after another.
+func Barcodes(t testing.TB, format string, data []byte) []string {
+	t.Helper()
+	switch format {
+	case "pdf":
+		var out []string
+		for _, page := range PDFBarcodes(t, data) {
+			out = append(out, page...)
+		}
+		return out
+	case "zpl":
+		return ZPLBarcodes(data)
+	case "epl":
+		return EPLBarcodes(data)
+	}
+	t.Fatalf("labelcheck: no reader for format %q", format)
+	return nil
+}
 
 // PDFBarcodes returns the barcodes decoded on each page of pdf, in page order.
 func PDFBarcodes(t testing.TB, pdf []byte) [][]string {

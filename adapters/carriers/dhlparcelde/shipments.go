@@ -1,0 +1,343 @@
+package dhlparcelde
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"shipd/adapters/carriers/internal/carrierhttp"
+	"shipd/platform/carrier"
+)
+
+// MaxWeightGrams is the heaviest parcel DHL takes (Weight.value maximum) [V].
+const MaxWeightGrams = 31500
+
+// orderRequest is ShipmentOrderRequest.
+type orderRequest struct {
+	Profile   string          `json:"profile"`
+	Shipments []shipmentOrder `json:"shipments"`
+}
+
+type shipmentOrder struct {
+	Product       string    `json:"product"`
+	BillingNumber string    `json:"billingNumber"`
+	RefNo         string    `json:"refNo,omitempty"`
+	ShipDate      string    `json:"shipDate,omitempty"`
+	Shipper       address   `json:"shipper"`
+	Consignee     address   `json:"consignee"`
+	Details       details   `json:"details"`
+	Services      *services `json:"services,omitempty"`
+}
+
+// address is Shipper and ContactAddress (Consignee) alike.
+type address struct {
+	Name1         string `json:"name1"`
+	Name2         string `json:"name2,omitempty"`
+	AddressStreet string `json:"addressStreet"`
+	AddressHouse  string `json:"addressHouse,omitempty"`
+	PostalCode    string `json:"postalCode,omitempty"`
+	City          string `json:"city"`
+	Country       string `json:"country"`
+	ContactName   string `json:"contactName,omitempty"`
+	Phone         string `json:"phone,omitempty"`
+	Email         string `json:"email,omitempty"`
+}
+
+type details struct {
+	Dim    *dimensions `json:"dim,omitempty"`
+	Weight weight      `json:"weight"`
+}
+
+type dimensions struct {
+	UOM    string `json:"uom"`
+	Height int    `json:"height"`
+	Length int    `json:"length"`
+	Width  int    `json:"width"`
+}
+
+type weight struct {
+	UOM   string  `json:"uom"`
+	Value float64 `json:"value"`
+}
+
+type services struct {
+	CashOnDelivery *cashOnDelivery `json:"cashOnDelivery,omitempty"`
+}
+
+type cashOnDelivery struct {
+	Amount        value  `json:"amount"`
+	TransferNote1 string `json:"transferNote1"`
+}
+
+type value struct {
+	Currency string  `json:"currency"`
+	Value    float64 `json:"value"`
+}
+
+// docFormat is DHL's name of a shipd label format.
+func docFormat(format string) (string, bool) {
+	switch format {
+	case "pdf":
+		return "PDF", true
+	case "zpl":
+		return "ZPL2", true
+	}
+	return "", false
+}
+
+// CreateShipment books one DHL shipment per parcel in one POST /orders.
+func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	if err := checkCredentials(s); err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	format := carrierhttp.LabelFormat(req.LabelFormat, s)
+	order, err := buildOrder(s, req, format)
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	body, err := json.Marshal(order)
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	doc, _ := docFormat(format)
+	q := url.Values{"docFormat": {doc}, "includeDocs": {"include"}}
+	u := c.apiHost(s) + shippingBase + "/orders?" + q.Encode()
+	res, err := c.call(ctx, s, func() (*http.Request, error) { return newRequest(ctx, http.MethodPost, u, body) })
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	if res.Status != http.StatusOK && res.Status != http.StatusMultiStatus {
+		return carrier.CreatedShipment{}, answerError(res.Status, res.Body, "shipment")
+	}
+	ld, err := decodeLabelData(res.Body, "create shipment")
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	if len(ld.Items) != len(order.Shipments) {
+		c.deleteCreated(ctx, s, ld.Items)
+		return carrier.CreatedShipment{}, fmt.Errorf("dhl_parcel_de: create shipment: %d items answered for %d parcels", len(ld.Items), len(order.Shipments))
+	}
+	if problems := itemRejections(ld.Items); len(problems) > 0 {
+		c.deleteCreated(ctx, s, ld.Items)
+		return carrier.CreatedShipment{}, carrier.RejectionOf(problems)
+	}
+	out := carrier.CreatedShipment{}
+	complete := true
+	// Item i is parcel i (AssumedItemsInRequestOrder).
+	for i, it := range ld.Items {
+		if it.ShipmentNo == "" {
+			c.deleteCreated(ctx, s, ld.Items)
+			return carrier.CreatedShipment{}, fmt.Errorf("dhl_parcel_de: create shipment: parcel %d has no shipment number", i+1)
+		}
+		out.TrackingNumbers = append(out.TrackingNumbers, it.ShipmentNo)
+		l, ok, err := labelOf(it, format)
+		if err != nil {
+			return carrier.CreatedShipment{}, err
+		}
+		complete = complete && ok
+		out.Labels = append(out.Labels, l)
+	}
+	if !complete {
+		out.Labels = nil // a label is missing: shipd fetches them all with Labels
+	}
+	out.ProviderShipmentID = out.TrackingNumbers[0]
+	return out, nil
+}
+
+// deleteCreated cancels, best effort, the items of a failed booking that
+// DHL did create, so a rejected booking leaves nothing behind.
+func (c *Carrier) deleteCreated(ctx context.Context, s carrier.Settings, items []responseItem) {
+	var numbers []string
+	for _, it := range items {
+		if it.Sstatus.ok() && it.ShipmentNo != "" {
+			numbers = append(numbers, it.ShipmentNo)
+		}
+	}
+	if len(numbers) > 0 {
+		_ = c.cancel(ctx, s, numbers)
+	}
+}
+
+// buildOrder checks req against DHL's rules and writes the order.
+func buildOrder(s carrier.Settings, req carrier.ShipmentRequest, format string) (orderRequest, error) {
+	var problems []*carrier.Rejection
+	code := req.ProductType
+	if code == "" {
+		code = orDefault(s.String("productType"), DefaultProduct)
+	}
+	prod, known := product(code)
+	if !known {
+		problems = append(problems, carrier.Reject("product_type", "DHL Parcel DE has no product %q (it has %s)", code, strings.Join(productCodes(), ", ")))
+	}
+	if _, ok := docFormat(format); !ok {
+		problems = append(problems, carrier.Reject("label_format", "DHL Parcel DE prints labels as pdf or zpl, not %q", format))
+	}
+	if req.COD != nil {
+		if known && !prod.SupportsCOD {
+			problems = append(problems, carrier.Reject("product_type", "DHL product %s does not carry cash on delivery; use V01PAK", code))
+		}
+		if req.COD.Currency != "EUR" {
+			problems = append(problems, carrier.Reject("cash_on_delivery.currency", "DHL Parcel DE collects cash on delivery in EUR only, not %s", req.COD.Currency))
+		}
+	}
+	shipper, p := party(req.Sender, req.Origin, "origin_address", "sender_contact")
+	problems = append(problems, p...)
+	consignee, p := party(req.Recipient, req.Destination, "destination_address", "recipient_contact")
+	problems = append(problems, p...)
+	switch n := len(req.Parcels); {
+	case n == 0:
+		problems = append(problems, carrier.Reject("parcels", "DHL Parcel DE needs at least one parcel"))
+	case n > MaxParcels:
+		problems = append(problems, carrier.Reject("parcels", "%d parcels exceed DHL Parcel DE's %d shipments per request", n, MaxParcels))
+	}
+	order := orderRequest{Profile: profile(s)}
+	for i, parcel := range req.Parcels {
+		grams := math.Round(parcel.WeightKG() * 1000)
+		if grams > MaxWeightGrams {
+			problems = append(problems, carrier.Reject("parcels."+strconv.Itoa(i)+".weight_amount", "%.3f kg exceeds DHL Parcel DE's 31.5 kg per parcel", parcel.WeightKG()))
+		}
+		sh := shipmentOrder{
+			Product:       code,
+			BillingNumber: s.String("billingNumber"),
+			RefNo:         refNo(req.Reference),
+			Shipper:       shipper,
+			Consignee:     consignee,
+			Details:       details{Weight: weight{UOM: "g", Value: grams}, Dim: dims(parcel)},
+		}
+		if !req.ShippingDate.IsZero() {
+			sh.ShipDate = req.ShippingDate.Format("2006-01-02")
+		}
+		if req.COD != nil && i == 0 {
+			note := truncate(req.Reference, 35)
+			if note == "" {
+				note = "shipd"
+			}
+			sh.Services = &services{CashOnDelivery: &cashOnDelivery{
+				Amount:        value{Currency: req.COD.Currency, Value: req.COD.Float()},
+				TransferNote1: note,
+			}}
+		}
+		order.Shipments = append(order.Shipments, sh)
+	}
+	return order, carrier.RejectionOf(problems)
+}
+
+// party writes a contact and its address as DHL's name lines and address.
+func party(ct carrier.Contact, a carrier.Address, addrField, contactField string) (address, []*carrier.Rejection) {
+	var problems []*carrier.Rejection
+	country, ok := countryAlpha3(a.CountryCode)
+	if !ok {
+		problems = append(problems, carrier.Reject(addrField+".country_code", "DHL Parcel DE adapter does not ship to or from country %q", a.CountryCode))
+	}
+	person := strings.TrimSpace(ct.FirstName + " " + ct.LastName)
+	out := address{
+		Name1:         truncate(person, 50),
+		AddressStreet: truncate(a.StreetName, 50),
+		AddressHouse:  truncate(house(a), 10),
+		PostalCode:    truncate(strings.TrimSpace(a.PostalCode), 10),
+		City:          truncate(a.City, 40),
+		Country:       country,
+		Phone:         truncate(strings.TrimSpace(ct.Phone), 20),
+		Email:         truncate(strings.TrimSpace(ct.Email), 80),
+	}
+	if strings.TrimSpace(ct.CompanyName) != "" {
+		out.Name1 = truncate(ct.CompanyName, 50)
+		out.Name2 = truncate(person, 50)
+	}
+	if len([]rune(person)) >= 3 {
+		out.ContactName = truncate(person, 80)
+	}
+	if len(out.Email) < 3 {
+		out.Email = ""
+	}
+	if out.Name1 == "" {
+		problems = append(problems, carrier.Reject(contactField+".last_name", "DHL Parcel DE needs a name or a company name"))
+	}
+	if out.AddressStreet == "" {
+		problems = append(problems, carrier.Reject(addrField+".street_name", "DHL Parcel DE needs a street"))
+	}
+	if out.City == "" {
+		problems = append(problems, carrier.Reject(addrField+".city_name", "DHL Parcel DE needs a city"))
+	}
+	return out, problems
+}
+
+func house(a carrier.Address) string {
+	h := strings.TrimSpace(a.HouseNumber)
+	if ap := strings.TrimSpace(a.ApartmentNumber); ap != "" {
+		h += "/" + ap
+	}
+	return h
+}
+
+// dims are the parcel's dimensions in whole millimetres, none when unknown.
+func dims(p carrier.Parcel) *dimensions {
+	l, w, h := p.DimensionsCM()
+	d := &dimensions{UOM: "mm", Length: int(math.Round(l * 10)), Width: int(math.Round(w * 10)), Height: int(math.Round(h * 10))}
+	if d.Length <= 0 || d.Width <= 0 || d.Height <= 0 {
+		return nil
+	}
+	return d
+}
+
+// refNo is the reference as DHL takes it (8 to 35 characters), else none.
+func refNo(ref string) string {
+	ref = truncate(strings.TrimSpace(ref), 35)
+	if len([]rune(ref)) < 8 {
+		return ""
+	}
+	return ref
+}
+
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return strings.TrimSpace(string(r[:n]))
+	}
+	return s
+}
+
+// numbers are the DHL shipment numbers of a booking, in parcel order.
+func numbers(ref carrier.ShipmentRef) []string {
+	if len(ref.TrackingNumbers) > 0 {
+		return ref.TrackingNumbers
+	}
+	if ref.ProviderShipmentID != "" {
+		return []string{ref.ProviderShipmentID}
+	}
+	return nil
+}
+
+// CancelShipment deletes every parcel's DHL shipment in one DELETE /orders.
+func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
+	if err := checkCredentials(s); err != nil {
+		return err
+	}
+	nums := numbers(ref)
+	if len(nums) == 0 {
+		return carrier.Reject("", "the shipment has no DHL shipment numbers to cancel")
+	}
+	return c.cancel(ctx, s, nums)
+}
+
+func (c *Carrier) cancel(ctx context.Context, s carrier.Settings, nums []string) error {
+	q := url.Values{"profile": {profile(s)}, "shipment": nums}
+	u := c.apiHost(s) + shippingBase + "/orders?" + q.Encode()
+	res, err := c.call(ctx, s, func() (*http.Request, error) { return newRequest(ctx, http.MethodDelete, u, nil) })
+	if err != nil {
+		return err
+	}
+	if res.Status != http.StatusOK && res.Status != http.StatusMultiStatus {
+		return answerError(res.Status, res.Body, "cancellation")
+	}
+	ld, err := decodeLabelData(res.Body, "cancel shipment")
+	if err != nil {
+		return err
+	}
+	return carrier.RejectionOf(itemRejections(ld.Items))
+}

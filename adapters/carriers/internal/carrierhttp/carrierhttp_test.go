@@ -1,0 +1,98 @@
+package carrierhttp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"shipd/adapters/carriers/internal/carrierhttp"
+	"shipd/platform/carrier"
+)
+
+func TestDoSortsAnswers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+			w.Write([]byte("fine"))
+		case "/bad":
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":"bad"}`))
+		case "/busy":
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/down":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "/hang":
+			<-r.Context().Done()
+		}
+	}))
+	defer srv.Close()
+	get := func(path string, timeout time.Duration) (*carrierhttp.Response, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		req, _ := carrierhttp.NewRequest(ctx, http.MethodGet, srv.URL+path, nil)
+		return carrierhttp.Do(nil, req)
+	}
+	if res, err := get("/ok", time.Second); err != nil || res.Status != 200 || string(res.Body) != "fine" {
+		t.Errorf("/ok: %v %v", res, err)
+	}
+	if res, err := get("/bad", time.Second); err != nil || res.Status != 400 || string(res.Body) != `{"error":"bad"}` {
+		t.Errorf("/bad is the adapter's to read: %v %v", res, err)
+	}
+	for _, path := range []string{"/busy", "/down"} {
+		if _, err := get(path, time.Second); !errors.Is(err, carrier.ErrUnavailable) {
+			t.Errorf("%s: %v, want ErrUnavailable", path, err)
+		}
+	}
+	if _, err := get("/hang", 50*time.Millisecond); !errors.Is(err, carrier.ErrUnavailable) {
+		t.Errorf("/hang: %v, want ErrUnavailable", err)
+	}
+}
+
+func TestTokensFetchOncePerKeyUntilForgotten(t *testing.T) {
+	var tokens carrierhttp.Tokens
+	var fetches atomic.Int32
+	fetch := func(context.Context) (*oauth2.Token, error) {
+		n := fetches.Add(1)
+		time.Sleep(10 * time.Millisecond) // callers arriving meanwhile wait for this fetch
+		return &oauth2.Token{AccessToken: "t" + string(rune('0'+n)), Expiry: time.Now().Add(time.Hour)}, nil
+	}
+	key := carrierhttp.Key("https://host", "id", "secret")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, err := tokens.Get(context.Background(), key, fetch); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if fetches.Load() != 1 {
+		t.Fatalf("%d fetches for 8 concurrent callers, want 1", fetches.Load())
+	}
+	tok, _ := tokens.Get(context.Background(), key, fetch)
+	tokens.Forget(key, tok)
+	again, _ := tokens.Get(context.Background(), key, fetch)
+	if fetches.Load() != 2 || again.AccessToken == tok.AccessToken {
+		t.Fatalf("after Forget: %d fetches, token %q (was %q)", fetches.Load(), again.AccessToken, tok.AccessToken)
+	}
+	if carrierhttp.Key("https://host", "id", "other") == key {
+		t.Error("other credentials share the key")
+	}
+	expired := func(context.Context) (*oauth2.Token, error) {
+		fetches.Add(1)
+		return &oauth2.Token{AccessToken: "short", Expiry: time.Now().Add(5 * time.Second)}, nil // inside oauth2's 10 s margin
+	}
+	other := carrierhttp.Key("https://host", "short")
+	tokens.Get(context.Background(), other, expired)
+	tokens.Get(context.Background(), other, expired)
+	if fetches.Load() != 4 {
+		t.Errorf("a token about to expire was reused: %d fetches", fetches.Load())
+	}
+}

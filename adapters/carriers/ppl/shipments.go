@@ -1,0 +1,344 @@
+package ppl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"shipd/adapters/carriers/internal/carrierhttp"
+	"shipd/platform/carrier"
+)
+
+// The booking request, field names as PPL documents them.
+type (
+	batchRequest struct {
+		LabelSettings labelSettings     `json:"labelSettings"`
+		Shipments     []shipmentRequest `json:"shipments"`
+	}
+	labelSettings struct {
+		Format                string                 `json:"format"`
+		DPI                   int                    `json:"dpi,omitempty"`
+		CompleteLabelSettings *completeLabelSettings `json:"completeLabelSettings,omitempty"`
+	}
+	completeLabelSettings struct {
+		IsCompleteLabelRequested bool   `json:"isCompleteLabelRequested"`
+		PageSize                 string `json:"pageSize,omitempty"`
+	}
+	shipmentRequest struct {
+		ReferenceID    string          `json:"referenceId"`
+		ProductType    string          `json:"productType"`
+		ShipmentSet    *shipmentSet    `json:"shipmentSet,omitempty"`
+		Sender         *party          `json:"sender,omitempty"`
+		Recipient      party           `json:"recipient"`
+		CashOnDelivery *cashOnDelivery `json:"cashOnDelivery,omitempty"`
+	}
+	shipmentSet struct {
+		NumberOfShipments int               `json:"numberOfShipments"`
+		ShipmentSetItems  []shipmentSetItem `json:"shipmentSetItems,omitempty"`
+	}
+	shipmentSetItem struct {
+		WeighedShipmentInfo *weighedShipmentInfo `json:"weighedShipmentInfo,omitempty"`
+	}
+	weighedShipmentInfo struct {
+		Weight float64 `json:"weight"`
+	}
+	party struct {
+		Country string `json:"country"`
+		ZipCode string `json:"zipCode"`
+		Name    string `json:"name"`
+		Name2   string `json:"name2,omitempty"`
+		Street  string `json:"street"`
+		City    string `json:"city"`
+		Contact string `json:"contact,omitempty"`
+		Phone   string `json:"phone,omitempty"`
+		Email   string `json:"email,omitempty"`
+	}
+	cashOnDelivery struct {
+		CodCurrency string  `json:"codCurrency"`
+		CodPrice    float64 `json:"codPrice"`
+		CodVarSym   string  `json:"codVarSym,omitempty"`
+		IBAN        string  `json:"iban,omitempty"`
+		Swift       string  `json:"swift,omitempty"`
+	}
+)
+
+// The batch status answer (see "Unverified assumptions" in ppl.go).
+type (
+	batchStatus struct {
+		Items         []batchItem `json:"items"`
+		CompleteLabel *struct {
+			LabelURLs []string `json:"labelUrls"`
+		} `json:"completeLabel"`
+	}
+	batchItem struct {
+		ReferenceID    string `json:"referenceId"`
+		ShipmentNumber string `json:"shipmentNumber"`
+		ImportState    string `json:"importState"`
+		LabelURL       string `json:"labelUrl"`
+		ErrorCode      string `json:"errorCode"`
+		ErrorMessage   string `json:"errorMessage"`
+	}
+)
+
+// Import states of a batch item (ConstImportState).
+const (
+	importComplete = "Complete"
+	importError    = "Error"
+)
+
+// CreateShipment books req as one PPL shipment set, waits for the batch and
+// downloads the labels of its parcels.
+func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	format := carrierhttp.LabelFormat(req.LabelFormat, s)
+	body, err := json.Marshal(batchRequest{
+		LabelSettings: settingsFor(format),
+		Shipments:     []shipmentRequest{shipmentOf(req, s)},
+	})
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	base := c.base(s)
+	res, err := c.do(ctx, s, call{method: http.MethodPost, url: base + "/shipment/batch", body: body})
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	if res.Status != http.StatusCreated {
+		return carrier.CreatedShipment{}, answerError("POST /shipment/batch", res)
+	}
+	batchID, err := batchOf(res.Header.Get("Location"))
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	st, err := c.waitForBatch(ctx, s, batchID)
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	if len(st.Items) != len(req.Parcels) {
+		return carrier.CreatedShipment{}, fmt.Errorf("ppl: batch %s has %d parcels, %d were booked", batchID, len(st.Items), len(req.Parcels))
+	}
+	out := carrier.CreatedShipment{ProviderShipmentID: batchID}
+	for _, it := range st.Items {
+		out.TrackingNumbers = append(out.TrackingNumbers, it.ShipmentNumber)
+	}
+	out.Labels, err = c.download(ctx, s, st, format)
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	return out, nil
+}
+
+// settingsFor asks for one label per parcel in format (PPL's own label
+// size), and the merged document too.
+func settingsFor(format string) labelSettings {
+	f, ok := labelFormats[format]
+	if !ok {
+		f = format // PPL names the unknown format in its answer
+	}
+	return labelSettings{Format: f, DPI: 300,
+		CompleteLabelSettings: &completeLabelSettings{IsCompleteLabelRequested: true, PageSize: "Default"}}
+}
+
+// shipmentOf is req as PPL's shipments[] element.
+func shipmentOf(req carrier.ShipmentRequest, s carrier.Settings) shipmentRequest {
+	sh := shipmentRequest{
+		ReferenceID: req.Reference,
+		ProductType: req.ProductType,
+		Sender:      ptr(partyOf(req.Sender, req.Origin)),
+		Recipient:   partyOf(req.Recipient, req.Destination),
+		ShipmentSet: &shipmentSet{NumberOfShipments: len(req.Parcels)},
+	}
+	if sh.ProductType == "" {
+		sh.ProductType = s.String("productType")
+	}
+	if sh.ProductType == "" {
+		sh.ProductType = products[0].Code
+	}
+	for _, p := range req.Parcels {
+		sh.ShipmentSet.ShipmentSetItems = append(sh.ShipmentSet.ShipmentSetItems,
+			shipmentSetItem{WeighedShipmentInfo: &weighedShipmentInfo{Weight: math.Round(p.WeightKG()*1000) / 1000}})
+	}
+	if req.COD != nil {
+		sh.CashOnDelivery = &cashOnDelivery{
+			CodCurrency: req.COD.Currency,
+			CodPrice:    req.COD.Float(),
+			CodVarSym:   varSym(req.Reference),
+			IBAN:        s.String("codIban"),
+			Swift:       s.String("codSwift"),
+		}
+	}
+	return sh
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// partyOf is a contact at an address as PPL's sender/recipient: the company
+// (else the person) as name, the person as name2 and contact.
+func partyOf(c carrier.Contact, a carrier.Address) party {
+	person := strings.TrimSpace(c.FirstName + " " + c.LastName)
+	p := party{
+		Country: strings.ToUpper(a.CountryCode),
+		ZipCode: strings.ReplaceAll(a.PostalCode, " ", ""),
+		Name:    person,
+		Street:  street(a),
+		City:    a.City,
+		Contact: person,
+		Phone:   c.Phone,
+		Email:   c.Email,
+	}
+	if c.CompanyName != "" {
+		p.Name = c.CompanyName
+		p.Name2 = person
+	}
+	return p
+}
+
+// street is "street house/apartment", as Czech addresses write it.
+func street(a carrier.Address) string {
+	no := a.HouseNumber
+	if a.ApartmentNumber != "" {
+		no += "/" + a.ApartmentNumber
+	}
+	return strings.TrimSpace(a.StreetName + " " + no)
+}
+
+// varSym is the last codVarSymDigits digits of ref, or "" when it has none.
+func varSym(ref string) string {
+	var d []rune
+	for _, r := range ref {
+		if unicode.IsDigit(r) && r < 128 {
+			d = append(d, r)
+		}
+	}
+	if len(d) > codVarSymDigits {
+		d = d[len(d)-codVarSymDigits:]
+	}
+	return string(d)
+}
+
+// batchOf reads the batchId from the Location header /shipment/batch/{id}.
+func batchOf(location string) (string, error) {
+	u, err := url.Parse(location)
+	if err == nil {
+		i := strings.LastIndex(u.Path, "/shipment/batch/")
+		if i >= 0 {
+			if id := strings.Trim(u.Path[i+len("/shipment/batch/"):], "/"); id != "" && !strings.Contains(id, "/") {
+				return id, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("ppl: booking answered 201 without a batch in Location (%q)", location)
+}
+
+// batch reads the batch's status once.
+func (c *Carrier) batch(ctx context.Context, s carrier.Settings, batchID string) (batchStatus, error) {
+	var st batchStatus
+	path := "/shipment/batch/" + url.PathEscape(batchID)
+	res, err := c.do(ctx, s, call{method: http.MethodGet, url: c.base(s) + path})
+	if err != nil {
+		return st, err
+	}
+	if res.Status != http.StatusOK {
+		return st, answerError("GET "+path, res)
+	}
+	if err := json.Unmarshal(res.Body, &st); err != nil {
+		return st, fmt.Errorf("ppl: GET %s: reading the answer: %w", path, err)
+	}
+	return st, nil
+}
+
+// waitForBatch polls the batch until every item is Complete or one is
+// Error (a Rejection per failed item), or ctx ends (ErrUnavailable). A poll
+// PPL does not answer usefully (5xx, 429, no answer) is polled again.
+func (c *Carrier) waitForBatch(ctx context.Context, s carrier.Settings, batchID string) (batchStatus, error) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return batchStatus{}, carrierhttp.Unavailable("batch %s not complete: %v", batchID, ctx.Err())
+		case <-t.C:
+		}
+		st, err := c.batch(ctx, s, batchID)
+		if errors.Is(err, carrier.ErrUnavailable) && ctx.Err() == nil {
+			// The batch is booked: a hiccup while asking about it is
+			// waited out, not turned into a new booking by a retry.
+			t.Reset(c.cfg.PollInterval)
+			continue
+		}
+		if err != nil {
+			return st, err
+		}
+		var failed carrier.Rejections
+		done := len(st.Items) > 0
+		for _, it := range st.Items {
+			switch it.ImportState {
+			case importError:
+				msg := it.ErrorMessage
+				if msg == "" {
+					msg = "PPL could not import the shipment"
+				}
+				if it.ErrorCode != "" {
+					msg += " (" + it.ErrorCode + ")"
+				}
+				failed = append(failed, &carrier.Rejection{Message: msg})
+			case importComplete:
+			default:
+				done = false
+			}
+		}
+		switch {
+		case len(failed) == 1:
+			return st, failed[0]
+		case len(failed) > 1:
+			return st, failed
+		case done:
+			return st, nil
+		}
+		t.Reset(c.cfg.PollInterval)
+	}
+}
+
+// answerError sorts an unexpected answer: 4xx is PPL refusing (Rejection),
+// anything else is not understood.
+func answerError(what string, res *carrierhttp.Response) error {
+	if res.Status >= 400 && res.Status < 500 {
+		return rejection(res.Status, res.Body)
+	}
+	return fmt.Errorf("ppl: %s: unexpected HTTP %d: %s", what, res.Status, snippet(res.Body))
+}
+
+// CancelShipment cancels every parcel of the shipment. PPL answers 202; a
+// parcel already picked up is refused (a Rejection).
+func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
+	numbers := ref.TrackingNumbers
+	if len(numbers) == 0 && ref.ProviderShipmentID != "" {
+		st, err := c.batch(ctx, s, ref.ProviderShipmentID)
+		if err != nil {
+			return err
+		}
+		for _, it := range st.Items {
+			numbers = append(numbers, it.ShipmentNumber)
+		}
+	}
+	if len(numbers) == 0 {
+		return &carrier.Rejection{Message: "the shipment has no PPL shipment numbers to cancel"}
+	}
+	for _, n := range numbers {
+		path := "/shipment/" + url.PathEscape(n) + "/cancel"
+		res, err := c.do(ctx, s, call{method: http.MethodPost, url: c.base(s) + path})
+		if err != nil {
+			return err
+		}
+		if res.Status != http.StatusAccepted && res.Status != http.StatusOK && res.Status != http.StatusNoContent {
+			return answerError("POST "+path, res)
+		}
+	}
+	return nil
+}
