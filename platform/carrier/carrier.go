@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Provider is one carrier API as the service knows it. Issue-by-issue the
@@ -69,4 +70,26 @@ func RejectionOf(problems []*Rejection) error {
 		return problems[0]
 	}
 	return Rejections(problems)
+}
+
+// SandboxMode reports whether the settings ask for the carrier's test host.
+// Absent or not a boolean counts as true, the setting's default: a channel
+// set up without choosing must never book real parcels.
+func (s Settings) SandboxMode() bool {
+	v, ok := s["sandboxMode"].(bool)
+	return !ok || v
+}
+
+// LabelFormat is the requested format, else the channel's
+// defaultLabelFormat, else pdf, lower case: the port leaves the fallback to
+// the provider, and every provider falls back alike.
+func (s Settings) LabelFormat(requested string) string {
+	f := strings.ToLower(strings.TrimSpace(requested))
+	if f == "" {
+		f = strings.ToLower(strings.TrimSpace(s.String("defaultLabelFormat")))
+	}
+	if f == "" {
+		f = "pdf"
+	}
+	return f
 }

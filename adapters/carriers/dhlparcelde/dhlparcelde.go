@@ -234,7 +234,7 @@ func validBillingNumber(b string) bool {
 
 // apiHost is the shipping/auth host of the channel's mode.
 func (c *Carrier) apiHost(s carrier.Settings) string {
-	if carrierhttp.Sandbox(s) {
+	if s.SandboxMode() {
 		return orDefault(c.cfg.SandboxURL, SandboxHost)
 	}
 	return orDefault(c.cfg.ProductionURL, ProductionHost)
@@ -242,7 +242,7 @@ func (c *Carrier) apiHost(s carrier.Settings) string {
 
 // trackingHost is the Unified tracking host of the channel's mode.
 func (c *Carrier) trackingHost(s carrier.Settings) string {
-	if carrierhttp.Sandbox(s) {
+	if s.SandboxMode() {
 		return orDefault(c.cfg.SandboxTrackingURL, AssumedSandboxTrackingHost)
 	}
 	return orDefault(c.cfg.ProductionTrackingURL, ProductionHost)

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -42,7 +41,7 @@ func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.Sh
 	if err := checkCredentials(s); err != nil {
 		return nil, err
 	}
-	format = carrierhttp.LabelFormat(format, s)
+	format = s.LabelFormat(format)
 	doc, ok := docFormat(format)
 	if !ok {
 		return nil, carrier.Reject("label_format", "DHL Parcel DE prints labels as pdf or zpl, not %q", format)

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -95,7 +94,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if err := checkCredentials(s); err != nil {
 		return carrier.CreatedShipment{}, err
 	}
-	format := carrierhttp.LabelFormat(req.LabelFormat, s)
+	format := s.LabelFormat(req.LabelFormat)
 	order, err := buildOrder(s, req, format)
 	if err != nil {
 		return carrier.CreatedShipment{}, err

@@ -180,7 +180,7 @@ type env struct {
 func (c *Carrier) env(s carrier.Settings) env {
 	e := env{base: c.cfg.ProductionURL, auth: c.cfg.ProductionAuthURL, track: c.cfg.ProductionTrackURL,
 		clientID: s.String("clientId"), secret: s.String("clientSecret")}
-	if carrierhttp.Sandbox(s) {
+	if s.SandboxMode() {
 		e.base, e.auth, e.track = c.cfg.SandboxURL, c.cfg.SandboxAuthURL, c.cfg.SandboxTrackURL
 	}
 	e.base = strings.TrimRight(e.base, "/")

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 
-	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -82,7 +81,7 @@ type reprintRequest struct {
 // /rs/shipments/reprintparcel, one call per TrackID, in parcel order.
 func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef, format string) ([]carrier.Label, error) {
 	e := c.env(s)
-	format = carrierhttp.LabelFormat(format, s)
+	format = s.LabelFormat(format)
 	glsFormat, template, ok := glsLabelFormat(format)
 	if !ok {
 		return nil, &carrier.Rejection{Field: "label_format", Message: fmt.Sprintf("GLS prints pdf and zpl labels, not %q", format)}

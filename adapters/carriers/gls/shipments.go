@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -98,7 +97,7 @@ type (
 // id the TrackIDs (see the package doc).
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
 	e := c.env(s)
-	format := carrierhttp.LabelFormat(req.LabelFormat, s)
+	format := s.LabelFormat(req.LabelFormat)
 	body, err := buildShipment(s, req, format)
 	if err != nil {
 		return carrier.CreatedShipment{}, err

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -18,7 +17,7 @@ func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.Sh
 	if err := checkSettings(s); err != nil {
 		return nil, err
 	}
-	format = carrierhttp.LabelFormat(format, s)
+	format = s.LabelFormat(format)
 	vendor, ok := labelFormats[format]
 	if !ok {
 		return nil, &carrier.Rejection{Field: "label_format", Message: "InPost prints pdf, zpl or epl labels, not " + format}

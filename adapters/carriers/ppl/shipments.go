@@ -96,7 +96,7 @@ const (
 // CreateShipment books req as one PPL shipment set, waits for the batch and
 // downloads the labels of its parcels.
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
-	format := carrierhttp.LabelFormat(req.LabelFormat, s)
+	format := s.LabelFormat(req.LabelFormat)
 	body, err := json.Marshal(batchRequest{
 		LabelSettings: settingsFor(format),
 		Shipments:     []shipmentRequest{shipmentOf(req, s)},

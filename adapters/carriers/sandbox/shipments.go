@@ -47,7 +47,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if product == "" {
 		product = "STANDARD"
 	}
-	format := labelFormat(req.LabelFormat, s)
+	format := s.LabelFormat(req.LabelFormat)
 	if err := carrier.RejectionOf(check(req, product, format)); err != nil {
 		return carrier.CreatedShipment{}, err
 	}
@@ -191,17 +191,6 @@ func startedKG(kg float64) int64 {
 }
 
 // labelFormat is the requested format, else the channel's default, else pdf.
-func labelFormat(requested string, s carrier.Settings) string {
-	f := strings.ToLower(strings.TrimSpace(requested))
-	if f == "" {
-		f = strings.ToLower(s.String("defaultLabelFormat"))
-	}
-	if f == "" {
-		f = "pdf"
-	}
-	return f
-}
-
 func party(c carrier.Contact, a carrier.Address) labels.Party {
 	house := a.HouseNumber
 	if a.ApartmentNumber != "" {
@@ -224,7 +213,7 @@ func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.Sh
 	if err := reachable(ctx, s); err != nil {
 		return nil, err
 	}
-	format = labelFormat(format, s)
+	format = s.LabelFormat(format)
 	if !slices.Contains(labels.Formats, format) {
 		return nil, carrier.Reject("label_format", "the sandbox carrier prints labels as %s, not %q", strings.Join(labels.Formats, ", "), format)
 	}
