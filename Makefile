@@ -43,7 +43,9 @@ lint: vet
 clean:
 	rm -rf bin
 
-## bench: seed a million shipments, measure list latency and write throughput
-## against a raw-SQL baseline, and write architecture/benchmarks.md.
+## bench: every benchmark in one go (list latency and writes against their SQL
+## baselines, tracking checks/s, webhook deliveries/s against a bare client,
+## read-model lag, the shipd process's RSS idle and under load); writes the
+## report architecture/benchmarks.md. About 10 minutes on 2 cores.
 bench:
 	$(GO) run ./cmd/shipd-bench -out architecture/benchmarks.md

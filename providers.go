@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/wire"
 	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"shipd/adapters/carriers/dhlparcelde"
 	"shipd/adapters/carriers/gls"
@@ -22,6 +23,7 @@ import (
 	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/messaging"
+	"shipd/platform/metrics"
 	"shipd/platform/server"
 )
 
@@ -34,14 +36,18 @@ var platformSet = wire.NewSet(
 	outbox,
 	newLabelMerger,
 	wire.Bind(new(command.LabelMerger), new(labelMerger)),
+	metrics.NewRegistry,
+	wire.Bind(new(prometheus.Registerer), new(*prometheus.Registry)),
+	metrics.NewCarrierCalls,
+	metrics.NewWebhookAttempts,
 )
 
 func database(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
 	return server.OpenDatabase(ctx, cfg)
 }
 
-func bus(db *sqlx.DB, cfg config.Config, logger *slog.Logger) (*messaging.Bus, error) {
-	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval}, logger)
+func bus(db *sqlx.DB, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
+	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg}, logger)
 }
 
 func outbox(logger *slog.Logger) *messaging.Outbox {
@@ -51,15 +57,20 @@ func outbox(logger *slog.Logger) *messaging.Outbox {
 // carriers is every carrier this build offers. The sandbox tells its
 // tracking journeys by the service's clock, SANDBOX_TIME_SCALE times faster;
 // the real carriers talk to their vendors' documented hosts (each channel's
-// sandboxMode picks the vendor's test or production host).
-func carriers(cfg config.Config, clk clock.Clock) *carrier.Registry {
-	return carrier.NewRegistry(
+// sandboxMode picks the vendor's test or production host). Every call is
+// counted and timed for /metrics.
+func carriers(cfg config.Config, clk clock.Clock, calls *metrics.CarrierCalls) *carrier.Registry {
+	providers := []carrier.Provider{
 		sandbox.NewWithConfig(sandbox.Config{Clock: clk, TimeScale: cfg.SandboxTimeScale}),
 		ppl.New(ppl.Config{}),
 		dhlparcelde.New(dhlparcelde.Config{}),
 		gls.New(gls.Config{}),
 		inpost.New(inpost.Config{}),
-	)
+	}
+	for i, p := range providers {
+		providers[i] = carrier.Observe(p, calls.Observe)
+	}
+	return carrier.NewRegistry(providers...)
 }
 
 // modules lists the bounded contexts the server runs.

@@ -28,6 +28,7 @@ import (
 	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/idempotency"
+	"shipd/platform/metrics"
 	"shipd/platform/ratelimit"
 	"shipd/platform/server"
 )
@@ -41,7 +42,8 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		return nil, nil, err
 	}
 	logger := server.Logger(cfg)
-	messagingBus, err := bus(db, cfg, logger)
+	registry := metrics.NewRegistry()
+	messagingBus, err := bus(db, cfg, logger, registry)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -57,8 +59,9 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	messagingOutbox := outbox(logger)
 	postgresRepository := adapters.NewPostgresRepository(db, box, messagingOutbox)
 	channelListReader := adapters.NewChannelListReader(db)
-	registry := carriers(cfg, clk)
-	application := app.New(postgresRepository, channelListReader, registry, clk)
+	carrierCalls := metrics.NewCarrierCalls(registry)
+	carrierRegistry := carriers(cfg, clk, carrierCalls)
+	application := app.New(postgresRepository, channelListReader, carrierRegistry, clk)
 	httpServer := ports.NewHTTPServer(application, cfg)
 	channelListProjection := adapters.NewChannelListProjection(db)
 	module := channels.NewModule(httpServer, channelListProjection)
@@ -66,7 +69,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	shipmentListReader := adapters2.NewShipmentListReader(db)
 	facade := ports.NewFacade(application)
 	shipdLabelMerger := newLabelMerger()
-	appApplication := app2.New(adaptersPostgresRepository, shipmentListReader, facade, registry, shipdLabelMerger, clk, cfg)
+	appApplication := app2.New(adaptersPostgresRepository, shipmentListReader, facade, carrierRegistry, shipdLabelMerger, clk, cfg)
 	portsHTTPServer := ports2.NewHTTPServer(appApplication, cfg, clk)
 	eventHandlers := ports2.NewEventHandlers(appApplication)
 	shipmentListProjection := adapters2.NewShipmentListProjection(db)
@@ -75,7 +78,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	shipmentsModule := shipments.NewModule(portsHTTPServer, eventHandlers, shipmentListProjection, bookingWorker)
 	postgresRepository2 := adapters3.NewPostgresRepository(db, messagingOutbox)
 	parcelListReader := adapters3.NewParcelListReader(db)
-	application2 := app3.New(postgresRepository2, parcelListReader, facade, registry, clk, cfg)
+	application2 := app3.New(postgresRepository2, parcelListReader, facade, carrierRegistry, clk, cfg)
 	httpServer2 := ports3.NewHTTPServer(application2, cfg)
 	portsEventHandlers := ports3.NewEventHandlers(application2)
 	parcelListProjection := adapters3.NewParcelListProjection(db)
@@ -86,7 +89,8 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	subscriptionListReader := adapters4.NewSubscriptionListReader(db)
 	deliveryLogReader := adapters4.NewDeliveryLogReader(db)
 	deliveryStore := adapters4.NewDeliveryStore(db, box, clk)
-	httpSender := adapters4.NewHTTPSender(cfg)
+	webhookAttempts := metrics.NewWebhookAttempts(registry)
+	httpSender := adapters4.NewHTTPSender(cfg, webhookAttempts)
 	application3 := app4.New(postgresRepository3, subscriptionListReader, deliveryLogReader, deliveryStore, httpSender, clk)
 	httpServer3 := ports4.NewHTTPServer(application3, cfg)
 	eventHandlers2 := ports4.NewEventHandlers(application3)
@@ -96,7 +100,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore)
 	v2 := workers(janitor)
-	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2)
+	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
 	if err != nil {
 		cleanup()
 		return nil, nil, err

@@ -28,7 +28,7 @@ func main() {
 	deliveries := flag.Int("webhook-deliveries", 50_000, "webhook deliveries sent by shipd and by the bare-client baseline")
 	flag.IntVar(&deliveryConcurrency, "webhook-concurrency", deliveryConcurrency, "WEBHOOK_CONCURRENCY of the delivering instance")
 	flag.IntVar(&checkConcurrency, "tracking-concurrency", checkConcurrency, "TRACKING_CONCURRENCY of the checking instance")
-	flag.StringVar(&only, "only", "", "comma-separated parts to run (list, writes, tracking, webhooks); empty runs all")
+	flag.StringVar(&only, "only", "", "comma-separated parts to run (list, writes, tracking, webhooks, process); empty runs all")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -81,6 +81,7 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, &report) }},
 		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, &report) }},
 		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, &report) }},
+		{"process", func() error { return benchProcess(ctx, dsn, duration, &report) }},
 	}
 	for _, p := range parts {
 		if only != "" && !slices.Contains(strings.Split(only, ","), p.name) {

@@ -38,9 +38,14 @@ type Env struct {
 
 // Instance is one running shipd on the Env's database.
 type Instance struct {
-	URL string
-	env *Env
+	URL  string
+	env  *Env
+	stop func() error
 }
+
+// Stop shuts the instance down gracefully, as SIGTERM does, and returns
+// what its Run returned. Calling it again returns the same.
+func (i *Instance) Stop() error { return i.stop() }
 
 // Option changes the Env before the first instance starts.
 type Option func(*Env)
@@ -127,19 +132,31 @@ func (e *Env) StartInstance() *Instance {
 	case <-time.After(30 * time.Second):
 		e.t.Fatal("app did not start within 30s")
 	}
-	e.t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil && !errors.Is(err, context.Canceled) {
-				e.t.Errorf("app stopped with error: %v", err)
+	var (
+		once    sync.Once
+		stopErr error
+	)
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+				if errors.Is(stopErr, context.Canceled) {
+					stopErr = nil
+				}
+			case <-time.After(20 * time.Second):
+				stopErr = errors.New("app did not stop within 20s")
 			}
-		case <-time.After(20 * time.Second):
-			e.t.Error("app did not stop within 20s")
+			cleanup()
+		})
+		return stopErr
+	}
+	e.t.Cleanup(func() {
+		if err := stop(); err != nil {
+			e.t.Errorf("app stopped with error: %v", err)
 		}
-		cleanup()
 	})
-	return &Instance{URL: "http://" + ln.Addr().String(), env: e}
+	return &Instance{URL: "http://" + ln.Addr().String(), env: e, stop: stop}
 }
 
 // NewKey creates an API key for account (created when new) with perms (all
@@ -187,3 +204,6 @@ func (b *SyncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Stop shuts the first instance down gracefully (see Instance.Stop).
+func (e *Env) Stop() error { return e.first.Stop() }

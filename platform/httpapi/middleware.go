@@ -71,23 +71,42 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// RequestSummary is what the access log knows of an answered request.
+type RequestSummary struct {
+	Method   string
+	Route    string // the matched route template; "" when no route matched
+	Status   int
+	Duration time.Duration
+}
+
+// RequestObserver is told of every answered request (the metrics).
+type RequestObserver func(RequestSummary)
+
 // WithAccessLog writes one JSON log line per request: method, route
 // template, status, duration. Never headers or bodies, which hold secrets.
-func WithAccessLog(logger *slog.Logger) func(http.Handler) http.Handler {
+// Each observer is told the same facts.
+func WithAccessLog(logger *slog.Logger, observers ...RequestObserver) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			rec := &statusRecorder{ResponseWriter: w}
 			info := &requestInfo{}
 			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info)))
+			took := time.Since(start)
+			if rec.status == 0 {
+				rec.status = http.StatusOK // a handler that wrote nothing answered 200
+			}
 			logger.LogAttrs(r.Context(), slog.LevelInfo, "http request",
 				slog.String("method", r.Method),
 				slog.String("route", info.route),
 				slog.Int("status", rec.status),
-				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 				slog.String("request_id", RequestID(r.Context())),
 				slog.String("account_id", info.accountID),
 			)
+			for _, observe := range observers {
+				observe(RequestSummary{Method: r.Method, Route: info.route, Status: rec.status, Duration: took})
+			}
 		})
 	}
 }

@@ -10,9 +10,11 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+	wmetrics "github.com/ThreeDotsLabs/watermill/components/metrics"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // schemaAdapter is shared by publishers and subscribers so both agree on the
@@ -42,6 +44,10 @@ type BusConfig struct {
 	PollInterval time.Duration
 	// AckDeadline is how long a handler may take before its message is redelivered.
 	AckDeadline time.Duration
+	// Metrics, when set, receives Watermill's handler run counts and times
+	// (shipd_events_handler_execution_time_seconds by handler and success)
+	// and its subscriber and publisher counts.
+	Metrics prometheus.Registerer
 }
 
 func (c *BusConfig) setDefaults() {
@@ -88,6 +94,9 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 		middleware.Retry{MaxRetries: 3, InitialInterval: 20 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware,
 		savepointPerAttempt,
 	)
+	if config.Metrics != nil {
+		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
+	}
 	b := &Bus{db: db, config: config, logger: wlog, router: router}
 	b.events, err = cqrs.NewEventProcessorWithConfig(router, cqrs.EventProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.EventProcessorGenerateSubscribeTopicParams) (string, error) { return p.EventName, nil },

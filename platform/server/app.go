@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"shipd/platform/auth"
 	"shipd/platform/config"
 	"shipd/platform/httpapi"
 	"shipd/platform/idempotency"
 	"shipd/platform/messaging"
+	"shipd/platform/metrics"
 	"shipd/platform/ratelimit"
 )
 
@@ -33,12 +35,10 @@ type App struct {
 
 // NewApp assembles routes, middleware, handlers and workers.
 func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.Bus, keys *auth.Store,
-	limiter *ratelimit.Limiter, idem *idempotency.Store, modules []Module, workers []Worker) (*App, error) {
+	limiter *ratelimit.Limiter, idem *idempotency.Store, modules []Module, workers []Worker, reg *prometheus.Registry) (*App, error) {
 	a := &App{cfg: cfg, db: db, logger: logger, bus: bus, modules: modules, workers: workers}
 	router := httpapi.NewRouter()
-	router.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	}).Methods(http.MethodGet)
+	addOperatorRoutes(router, db, reg)
 	v1 := router.PathPrefix("/v1").Subrouter()
 	// Order matters: who you are, then how often, then whether this POST
 	// was seen before. Rate-limited and unauthenticated answers are never
@@ -55,7 +55,15 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 			return nil, fmt.Errorf("module %s: %w", m.Name(), err)
 		}
 	}
-	a.handler = httpapi.WithRequestID(httpapi.WithAccessLog(logger)(httpapi.WithRecovery(httpapi.WithBodyLimit(router))))
+	queues := metrics.NewWorkerQueues(reg)
+	for _, w := range a.workers {
+		if q, ok := w.(QueueWorker); ok {
+			queues.Add(w.Name(), q.QueueDepth)
+		}
+	}
+	metrics.NewEventHandlerLag(reg, db)
+	requests := metrics.NewHTTPRequests(reg)
+	a.handler = httpapi.WithRequestID(httpapi.WithAccessLog(logger, requests.Observe)(httpapi.WithRecovery(httpapi.WithBodyLimit(router))))
 	return a, nil
 }
 

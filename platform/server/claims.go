@@ -14,8 +14,11 @@ import (
 // Work is claimed a slot-load at a time into a queue of twice Concurrency,
 // not one item per freed slot: one claiming goroutine asking for a single
 // row each time an item finished capped webhook deliveries at about 900/s
-// (the claims ran back to back). Queued items hold their leases a moment
-// longer; at shutdown they, like the items in flight, are left to expire.
+// (the claims ran back to back).
+//
+// At shutdown the loop stops claiming, items in flight get Drain to finish,
+// and the items still queued are handed to Release, so another instance
+// takes them at once instead of when their leases run out.
 type ClaimLoop[T any] struct {
 	// Name names the loop in logs.
 	Name string
@@ -28,19 +31,36 @@ type ClaimLoop[T any] struct {
 	Claim func(ctx context.Context, limit int) ([]T, error)
 	// Do handles one item; it records its own outcome.
 	Do func(ctx context.Context, item T)
+	// Release gives back the leases of items claimed but never started.
+	// Optional: without it they wait for their leases to run out.
+	Release func(ctx context.Context, items []T) error
+	// Drain is how long items in flight may go on once shutdown starts;
+	// then their context ends. 0 ends it at once.
+	Drain time.Duration
 }
 
-// Run claims and does work until ctx ends. Items queued or in flight then
-// see their context end; their leases expire and another instance takes them.
+// releaseTimeout bounds the Release call at shutdown.
+const releaseTimeout = 5 * time.Second
+
+// Run claims and does work until ctx ends, then shuts down as the type says.
 func (l ClaimLoop[T]) Run(ctx context.Context) error {
 	if l.Concurrency == 0 {
 		<-ctx.Done()
 		return nil
 	}
+	// Items in flight outlive ctx by Drain.
+	doCtx, stopDoing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopDoing()
+	stopDrain := context.AfterFunc(ctx, func() { time.AfterFunc(l.Drain, stopDoing) })
+	defer stopDrain()
+
 	queue := make(chan T, 2*l.Concurrency)
 	taken := make(chan struct{}, 1) // a slot took an item: the queue has room
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		unstarted []T // taken from the queue after shutdown began
+	)
 	for range l.Concurrency {
 		wg.Go(func() {
 			for {
@@ -48,15 +68,33 @@ func (l ClaimLoop[T]) Run(ctx context.Context) error {
 				case <-ctx.Done():
 					return
 				case item := <-queue:
+					if ctx.Err() != nil { // select picks at random among ready cases
+						mu.Lock()
+						unstarted = append(unstarted, item)
+						mu.Unlock()
+						return
+					}
 					select {
 					case taken <- struct{}{}:
 					default:
 					}
-					l.Do(ctx, item)
+					l.Do(doCtx, item)
 				}
 			}
 		})
 	}
+	l.claimUntilDone(ctx, queue, taken)
+	wg.Wait()
+	close(queue)
+	for item := range queue {
+		unstarted = append(unstarted, item)
+	}
+	l.release(ctx, unstarted)
+	return nil
+}
+
+// claimUntilDone keeps the queue filled while work is due, until ctx ends.
+func (l ClaimLoop[T]) claimUntilDone(ctx context.Context, queue chan T, taken chan struct{}) {
 	t := time.NewTicker(l.Every)
 	defer t.Stop()
 	for {
@@ -77,17 +115,31 @@ func (l ClaimLoop[T]) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-wake:
 		case <-taken:
 			if dry {
 				// Room grew, but nothing was due a moment ago: wait for the tick.
 				select {
 				case <-ctx.Done():
-					return nil
+					return
 				case <-t.C:
 				}
 			}
 		}
 	}
+}
+
+func (l ClaimLoop[T]) release(ctx context.Context, items []T) {
+	if len(items) == 0 || l.Release == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := l.Release(rctx, items); err != nil {
+		slog.WarnContext(ctx, "releasing claimed work at shutdown; it is taken again when its leases run out",
+			"worker", l.Name, "items", len(items), "err", err)
+		return
+	}
+	slog.InfoContext(ctx, "released claimed work at shutdown", "worker", l.Name, "items", len(items))
 }

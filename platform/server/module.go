@@ -35,6 +35,13 @@ type Worker interface {
 	Run(ctx context.Context) error
 }
 
+// QueueWorker is a worker whose due items wait in the database; /metrics
+// reports how many are due.
+type QueueWorker interface {
+	Worker
+	QueueDepth(ctx context.Context) (int, error)
+}
+
 // Topics returns every topic the modules publish to.
 func Topics(modules []Module) []string {
 	var out []string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"shipd/modules/shipments/app/command"
 	"shipd/platform/clock"
@@ -42,6 +43,30 @@ func (q *BookingQueue) Claim(ctx context.Context, limit int, lease time.Duration
 		return nil, fmt.Errorf("claiming bookings: %w", err)
 	}
 	return claims, nil
+}
+
+// Release gives back claims never acted on, undoing their attempt count;
+// a claim another instance has taken since (its lease ran out) has a higher
+// count and is left alone.
+func (q *BookingQueue) Release(ctx context.Context, claims []command.BookingClaim) error {
+	ids, attempts := make([]string, len(claims)), make([]int64, len(claims))
+	for i, c := range claims {
+		ids[i], attempts[i] = c.ID, int64(c.Attempt)
+	}
+	_, err := q.db.ExecContext(ctx, `UPDATE shipments.shipments s SET lease_until = NULL, attempts = s.attempts - 1
+		FROM unnest($1::text[], $2::int[]) AS c(id, attempts)
+		WHERE s.id = c.id AND s.attempts = c.attempts AND s.booking_due`, pq.Array(ids), pq.Array(attempts))
+	if err != nil {
+		return fmt.Errorf("releasing bookings: %w", err)
+	}
+	return nil
+}
+
+// Due counts the shipments due for booking now.
+func (q *BookingQueue) Due(ctx context.Context) (int, error) {
+	var n int
+	err := q.db.GetContext(ctx, &n, `SELECT count(*) FROM shipments.shipments WHERE booking_due AND next_attempt_at <= $1`, q.clock.Now())
+	return n, err
 }
 
 // Retry gives the lease back and schedules the next attempt.

@@ -34,16 +34,22 @@ func NewBookingWorker(application app.Application, queue command.BookingQueue, c
 		Claim: func(ctx context.Context, limit int) ([]command.BookingClaim, error) {
 			return queue.Claim(ctx, limit, bookingLease)
 		},
-		Do: w.book,
+		Do:      w.book,
+		Release: queue.Release,
+		Drain:   cfg.ShutdownTimeout,
 	}
 	return w
 }
 
+// QueueDepth counts the shipments due for booking (for /metrics).
+func (w *BookingWorker) QueueDepth(ctx context.Context) (int, error) { return w.queue.Due(ctx) }
+
 // Name names the worker.
 func (w *BookingWorker) Name() string { return "shipments.booking" }
 
-// Run books shipments until ctx ends; calls in flight then are abandoned and
-// their leases expire, so another instance (or the next start) retries them.
+// Run books shipments until ctx ends; calls in flight then get the shutdown
+// timeout to finish, claims not started are released, and a call cut short
+// keeps its lease until it expires, then another instance retries it.
 func (w *BookingWorker) Run(ctx context.Context) error { return w.loop.Run(ctx) }
 
 func (w *BookingWorker) book(ctx context.Context, c command.BookingClaim) {

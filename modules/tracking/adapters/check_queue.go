@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"shipd/modules/tracking/app/command"
 	"shipd/platform/clock"
@@ -43,4 +44,22 @@ func (q *CheckQueue) Claim(ctx context.Context, limit int, lease time.Duration) 
 		return nil, fmt.Errorf("claiming tracking checks: %w", err)
 	}
 	return ids, nil
+}
+
+// Release gives back the leases of parcels claimed and never checked. A
+// parcel is leased for minutes and released seconds after its claim, so the
+// lease is still this instance's; were it not, the cost is one extra check.
+func (q *CheckQueue) Release(ctx context.Context, ids []string) error {
+	_, err := q.db.ExecContext(ctx, `UPDATE tracking.parcels SET lease_until = NULL WHERE id = ANY($1)`, pq.Array(ids))
+	if err != nil {
+		return fmt.Errorf("releasing tracking checks: %w", err)
+	}
+	return nil
+}
+
+// Due counts the parcels whose check is due now.
+func (q *CheckQueue) Due(ctx context.Context) (int, error) {
+	var n int
+	err := q.db.GetContext(ctx, &n, `SELECT count(*) FROM tracking.parcels WHERE next_check_at <= $1`, q.clock.Now())
+	return n, err
 }

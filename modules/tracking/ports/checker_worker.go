@@ -19,20 +19,26 @@ const checkLease = 2 * time.Minute
 // transaction: claim (short tx), ask the carrier, record (short tx). A
 // carrier that hangs holds one slot until its timeout, nothing else.
 type CheckerWorker struct {
-	app  app.Application
-	loop server.ClaimLoop[string]
+	app   app.Application
+	queue command.CheckQueue
+	loop  server.ClaimLoop[string]
 }
 
 // NewCheckerWorker returns the worker.
 func NewCheckerWorker(application app.Application, queue command.CheckQueue, cfg config.Config) *CheckerWorker {
-	w := &CheckerWorker{app: application}
+	w := &CheckerWorker{app: application, queue: queue}
 	w.loop = server.ClaimLoop[string]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.TrackingConcurrency,
-		Claim: func(ctx context.Context, limit int) ([]string, error) { return queue.Claim(ctx, limit, checkLease) },
-		Do:    w.check,
+		Claim:   func(ctx context.Context, limit int) ([]string, error) { return queue.Claim(ctx, limit, checkLease) },
+		Do:      w.check,
+		Release: queue.Release,
+		Drain:   cfg.ShutdownTimeout,
 	}
 	return w
 }
+
+// QueueDepth counts the parcels whose check is due (for /metrics).
+func (w *CheckerWorker) QueueDepth(ctx context.Context) (int, error) { return w.queue.Due(ctx) }
 
 // Name names the worker.
 func (w *CheckerWorker) Name() string { return "tracking.checker" }

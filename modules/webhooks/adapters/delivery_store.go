@@ -74,6 +74,7 @@ func (r deliveryRow) delivery() domain.Delivery {
 // subscription's URL, secret and state.
 func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duration) ([]command.DueDelivery, error) {
 	now := s.clock.Now()
+	until := now.Add(lease)
 	var rows []struct {
 		deliveryRow
 		URL    string `db:"url"`
@@ -90,7 +91,7 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 			RETURNING d.*)
 		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, c.body, c.attempts, c.first_failed_at,
 		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
-		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id`, now, now.Add(lease), limit)
+		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id`, now, until, limit)
 	if err != nil {
 		return nil, fmt.Errorf("claiming webhook deliveries: %w", err)
 	}
@@ -100,9 +101,31 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 		if err != nil {
 			return nil, fmt.Errorf("webhook subscription %s: %w", r.SubscriptionID, err)
 		}
-		out[i] = command.DueDelivery{Delivery: r.delivery(), URL: r.URL, Secret: string(secret), SubscriptionActive: r.Active}
+		out[i] = command.DueDelivery{Delivery: r.delivery(), URL: r.URL, Secret: string(secret), SubscriptionActive: r.Active, LeaseUntil: until}
 	}
 	return out, nil
+}
+
+// Release gives back the leases of claims never attempted.
+func (s *DeliveryStore) Release(ctx context.Context, claims []command.DueDelivery) error {
+	ids, leases := make([]int64, len(claims)), make([]time.Time, len(claims))
+	for i, c := range claims {
+		ids[i], leases[i] = c.ID, c.LeaseUntil
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE webhooks.deliveries d SET lease_until = NULL
+		FROM unnest($1::bigint[], $2::timestamptz[]) AS c(id, lease_until)
+		WHERE d.id = c.id AND d.lease_until = c.lease_until`, pq.Array(ids), pq.GenericArray{A: leases})
+	if err != nil {
+		return fmt.Errorf("releasing webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+// Due counts the deliveries whose attempt is due now.
+func (s *DeliveryStore) Due(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.GetContext(ctx, &n, `SELECT count(*) FROM webhooks.deliveries WHERE next_attempt_at <= $1`, s.clock.Now())
+	return n, err
 }
 
 // Record saves attempts in group commits. The first caller writes every

@@ -15,6 +15,7 @@ import (
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/config"
+	"shipd/platform/metrics"
 )
 
 // MaxResponseBody is how much of a receiver's answer a log keeps.
@@ -27,12 +28,14 @@ const MaxResponseBody = 64 << 10
 // at connect time, after DNS, so a name that resolves somewhere else later
 // cannot slip through.
 type HTTPSender struct {
-	client  *http.Client
-	timeout time.Duration
+	client   *http.Client
+	timeout  time.Duration
+	attempts *metrics.WebhookAttempts
 }
 
-// NewHTTPSender returns the sender the configuration asks for.
-func NewHTTPSender(cfg config.Config) *HTTPSender {
+// NewHTTPSender returns the sender the configuration asks for; every
+// attempt is counted and timed in attempts.
+func NewHTTPSender(cfg config.Config, attempts *metrics.WebhookAttempts) *HTTPSender {
 	dialer := &net.Dialer{Timeout: cfg.WebhookTimeout, KeepAlive: 30 * time.Second}
 	if !cfg.WebhookAllowPrivateNetworks {
 		dialer.Control = ssrf.New(ssrf.WithAnyPort()).Safe
@@ -46,7 +49,7 @@ func NewHTTPSender(cfg config.Config) *HTTPSender {
 		TLSHandshakeTimeout:   cfg.WebhookTimeout,
 		ResponseHeaderTimeout: cfg.WebhookTimeout,
 	}
-	return &HTTPSender{timeout: cfg.WebhookTimeout, client: &http.Client{
+	return &HTTPSender{timeout: cfg.WebhookTimeout, attempts: attempts, client: &http.Client{
 		Transport:     transport,
 		Timeout:       cfg.WebhookTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -57,6 +60,12 @@ var _ command.Sender = (*HTTPSender)(nil)
 
 // Send POSTs r and reports what came back; every failure is a Response.
 func (s *HTTPSender) Send(ctx context.Context, r domain.Request) domain.Response {
+	res := s.send(ctx, r)
+	s.attempts.Observe(res.Status, res.Duration)
+	return res
+}
+
+func (s *HTTPSender) send(ctx context.Context, r domain.Request) domain.Response {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {

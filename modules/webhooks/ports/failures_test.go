@@ -17,7 +17,7 @@ import (
 // Every way a receiver can fail is a logged failure with a reason; nothing
 // crashes and the next delivery still goes out.
 func TestReceiverFailuresAreLogged(t *testing.T) {
-	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.WebhookTimeout = 500 * time.Millisecond }))
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.WebhookTimeout = 2 * time.Second }))
 	key := env.NewKey("acme")
 	release := make(chan struct{})
 	followed := make(chan struct{}, 10)
@@ -51,7 +51,7 @@ func TestReceiverFailuresAreLogged(t *testing.T) {
 		code        float64
 		says        string
 	}{
-		{srv.URL + "/slow", "failed", 0, "did not answer within 500ms"},
+		{srv.URL + "/slow", "failed", 0, "did not answer within 2s"},
 		{srv.URL + "/moved", "failed", 301, "the receiver answered HTTP 301; redirects are not followed"},
 		{srv.URL + "/gone", "failed", 410, "the receiver answered HTTP 410"},
 		{srv.URL + "/reset", "failed", 0, "no answer from the receiver"},

@@ -84,6 +84,9 @@ func TestPauseAndDeleteCancelRetries(t *testing.T) {
 	rc := newReceiver(t, answering(http.StatusBadGateway))
 	paused := subscribe(t, env, key, map[string]any{"name": "paused", "url": rc.URL + "/paused", "events": []string{"shipping_channel.created"}})
 	deleted := subscribe(t, env, key, map[string]any{"name": "deleted", "url": rc.URL + "/deleted", "events": []string{"shipping_channel.created"}})
+	// The witness tells when an event has been fanned out (asynchronously).
+	witness := newReceiver(t, answering(http.StatusNoContent))
+	subscribe(t, env, key, map[string]any{"name": "witness", "url": witness.URL, "events": []string{"shipping_channel.created"}})
 	newChannel(t, env, key, "Main")
 	rc.await(t, 2)
 	awaitLogs(t, env, key, paused["id"].(string), 1)
@@ -98,6 +101,7 @@ func TestPauseAndDeleteCancelRetries(t *testing.T) {
 	}
 	// No retries for either, and nothing new for the paused one.
 	newChannel(t, env, key, "Second")
+	witness.await(t, 2) // fanned out while paused, not at the resume below
 	clk.Advance(25 * time.Hour)
 	rc.quiet(t, 2)
 

@@ -14,8 +14,9 @@ import (
 // DeliveryWorker makes due delivery attempts outside any transaction:
 // claim (short tx, leased), sign and POST, record (short tx).
 type DeliveryWorker struct {
-	app  app.Application
-	loop server.ClaimLoop[command.DueDelivery]
+	app        app.Application
+	deliveries command.Deliveries
+	loop       server.ClaimLoop[command.DueDelivery]
 }
 
 // NewDeliveryWorker returns the worker. The lease outlasts an attempt (the
@@ -23,16 +24,21 @@ type DeliveryWorker struct {
 // lease when it expires and the attempt is made again.
 func NewDeliveryWorker(application app.Application, deliveries command.Deliveries, cfg config.Config) *DeliveryWorker {
 	lease := cfg.WebhookTimeout + 5*time.Second
-	w := &DeliveryWorker{app: application}
+	w := &DeliveryWorker{app: application, deliveries: deliveries}
 	w.loop = server.ClaimLoop[command.DueDelivery]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.WebhookConcurrency,
 		Claim: func(ctx context.Context, limit int) ([]command.DueDelivery, error) {
 			return deliveries.Claim(ctx, limit, lease)
 		},
-		Do: w.deliver,
+		Do:      w.deliver,
+		Release: deliveries.Release,
+		Drain:   cfg.ShutdownTimeout,
 	}
 	return w
 }
+
+// QueueDepth counts the deliveries whose attempt is due (for /metrics).
+func (w *DeliveryWorker) QueueDepth(ctx context.Context) (int, error) { return w.deliveries.Due(ctx) }
 
 // Name names the worker.
 func (w *DeliveryWorker) Name() string { return "webhooks.delivery" }

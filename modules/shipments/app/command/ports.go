@@ -23,4 +23,8 @@ type BookingQueue interface {
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]BookingClaim, error)
 	// Retry releases a lease and schedules the next attempt after a pause.
 	Retry(ctx context.Context, id string, after time.Duration) error
+	// Release gives back claims never acted on (shutdown), as if never made.
+	Release(ctx context.Context, claims []BookingClaim) error
+	// Due counts the shipments due for booking now, claimed or not.
+	Due(ctx context.Context) (int, error)
 }

@@ -9,4 +9,8 @@ import (
 type CheckQueue interface {
 	// Claim leases up to limit due parcels for lease and returns their ids.
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]string, error)
+	// Release gives back leases of parcels never checked (shutdown).
+	Release(ctx context.Context, ids []string) error
+	// Due counts the parcels whose check is due now, claimed or not.
+	Due(ctx context.Context) (int, error)
 }

@@ -27,6 +27,11 @@ type Deliveries interface {
 	// overdue first, skipping those another worker holds, each with where
 	// and how its subscription wants it sent.
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]DueDelivery, error)
+	// Release gives back claims never attempted (shutdown); a delivery whose
+	// lease has changed since (another worker's claim) is left alone.
+	Release(ctx context.Context, claims []DueDelivery) error
+	// Due counts the deliveries whose attempt is due now, claimed or not.
+	Due(ctx context.Context) (int, error)
 	// Record saves an attempt made on a claimed delivery: fn changes the
 	// delivery and returns the log entry to keep (when keep is true). fn is
 	// first applied to the delivery as claimed, its subscription active, and
@@ -51,6 +56,7 @@ type DueDelivery struct {
 	URL                string
 	Secret             string
 	SubscriptionActive bool
+	LeaseUntil         time.Time // the claim's lease, which tells this claim from a later one
 }
 
 // Sender makes one signed POST and reports what came back. It never

@@ -1,0 +1,128 @@
+package carrier
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Call outcomes an Observer is told.
+const (
+	OutcomeOK          = "ok"
+	OutcomeRejected    = "rejected"    // the carrier said no (*Rejection)
+	OutcomeUnavailable = "unavailable" // no usable answer (ErrUnavailable)
+	OutcomeError       = "error"       // anything else
+)
+
+// Observer is told of every call a provider made: which provider, which
+// operation of the port, how long it took and how it ended.
+type Observer func(provider, operation string, took time.Duration, outcome string)
+
+// Outcome sorts a call's error into one of the outcomes.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return OutcomeOK
+	case isRejection(err):
+		return OutcomeRejected
+	case errors.Is(err, ErrUnavailable):
+		return OutcomeUnavailable
+	default:
+		return OutcomeError
+	}
+}
+
+func isRejection(err error) bool {
+	var one *Rejection
+	var several Rejections
+	return errors.As(err, &one) || errors.As(err, &several)
+}
+
+// Observe returns p with every call of the port told to observe. The result
+// implements Shipper and Tracker exactly when p does, because the modules ask
+// a provider what it can do by type assertion.
+func Observe(p Provider, observe Observer) Provider {
+	base := &observedProvider{p: p, code: p.Info().Code, observe: observe}
+	shipper, ships := p.(Shipper)
+	tracker, tracks := p.(Tracker)
+	switch {
+	case ships && tracks:
+		return struct {
+			*observedProvider
+			*observedShipper
+			*observedTracker
+		}{base, &observedShipper{base, shipper}, &observedTracker{base, tracker}}
+	case ships:
+		return struct {
+			*observedProvider
+			*observedShipper
+		}{base, &observedShipper{base, shipper}}
+	case tracks:
+		return struct {
+			*observedProvider
+			*observedTracker
+		}{base, &observedTracker{base, tracker}}
+	}
+	return base
+}
+
+type observedProvider struct {
+	p       Provider
+	code    string
+	observe Observer
+}
+
+func (o *observedProvider) Info() ProviderInfo { return o.p.Info() }
+
+func (o *observedProvider) ValidateCredentials(ctx context.Context, settings Settings) error {
+	start := time.Now()
+	return o.done("validate_credentials", start, o.p.ValidateCredentials(ctx, settings))
+}
+
+// TimeScale passes the sandbox's clock speed through; 0 for real carriers
+// (the tracking module ignores a scale of 0).
+func (o *observedProvider) TimeScale() float64 {
+	if s, ok := o.p.(TimeScaled); ok {
+		return s.TimeScale()
+	}
+	return 0
+}
+
+// done tells the observer of a call that started at start and returns err.
+func (o *observedProvider) done(operation string, start time.Time, err error) error {
+	o.observe(o.code, operation, time.Since(start), Outcome(err))
+	return err
+}
+
+type observedShipper struct {
+	*observedProvider
+	s Shipper
+}
+
+func (o *observedShipper) CreateShipment(ctx context.Context, settings Settings, req ShipmentRequest) (CreatedShipment, error) {
+	start := time.Now()
+	created, err := o.s.CreateShipment(ctx, settings, req)
+	return created, o.done("create_shipment", start, err)
+}
+
+func (o *observedShipper) Labels(ctx context.Context, settings Settings, ref ShipmentRef, format string) ([]Label, error) {
+	start := time.Now()
+	labels, err := o.s.Labels(ctx, settings, ref, format)
+	return labels, o.done("labels", start, err)
+}
+
+func (o *observedShipper) CancelShipment(ctx context.Context, settings Settings, ref ShipmentRef) error {
+	start := time.Now()
+	return o.done("cancel_shipment", start, o.s.CancelShipment(ctx, settings, ref))
+}
+
+type observedTracker struct {
+	*observedProvider
+	t Tracker
+}
+
+func (o *observedTracker) Track(ctx context.Context, settings Settings, req TrackingRequest) (Tracking, error) {
+	start := time.Now()
+	tracking, err := o.t.Track(ctx, settings, req)
+	return tracking, o.done("track", start, err)
+}

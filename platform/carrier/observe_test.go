@@ -1,0 +1,98 @@
+package carrier_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"shipd/platform/carrier"
+)
+
+type infoOnly struct{ err error }
+
+func (p infoOnly) Info() carrier.ProviderInfo { return carrier.ProviderInfo{Code: "x"} }
+func (p infoOnly) ValidateCredentials(context.Context, carrier.Settings) error {
+	return p.err
+}
+
+type tracker struct{ infoOnly }
+
+func (tracker) Track(context.Context, carrier.Settings, carrier.TrackingRequest) (carrier.Tracking, error) {
+	return carrier.Tracking{}, fmt.Errorf("down: %w", carrier.ErrUnavailable)
+}
+func (tracker) TimeScale() float64 { return 60 }
+
+type shipper struct{ infoOnly }
+
+func (shipper) CreateShipment(context.Context, carrier.Settings, carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	return carrier.CreatedShipment{}, carrier.RejectionOf([]*carrier.Rejection{carrier.Reject("a", "no"), carrier.Reject("b", "no")})
+}
+func (shipper) Labels(context.Context, carrier.Settings, carrier.ShipmentRef, string) ([]carrier.Label, error) {
+	return nil, nil
+}
+func (shipper) CancelShipment(context.Context, carrier.Settings, carrier.ShipmentRef) error {
+	return carrier.Reject("", "too late")
+}
+
+type both struct{ shipper }
+
+func (both) Track(context.Context, carrier.Settings, carrier.TrackingRequest) (carrier.Tracking, error) {
+	return carrier.Tracking{}, nil
+}
+
+// An observed provider can do exactly what the provider can (the modules
+// ask by type assertion), and each call is told with its outcome.
+func TestObserveKeepsWhatTheProviderCanDo(t *testing.T) {
+	type call struct{ provider, operation, outcome string }
+	var calls []call
+	observe := func(provider, operation string, _ time.Duration, outcome string) {
+		calls = append(calls, call{provider, operation, outcome})
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name          string
+		p             carrier.Provider
+		ships, tracks bool
+	}{
+		{"info only", infoOnly{}, false, false},
+		{"tracker", tracker{}, false, true},
+		{"shipper", shipper{}, true, false},
+		{"both", both{}, true, true},
+	} {
+		o := carrier.Observe(tc.p, observe)
+		_, ships := o.(carrier.Shipper)
+		_, tracks := o.(carrier.Tracker)
+		if ships != tc.ships || tracks != tc.tracks {
+			t.Errorf("%s: ships %v tracks %v, want %v %v", tc.name, ships, tracks, tc.ships, tc.tracks)
+		}
+		if scaled, ok := o.(carrier.TimeScaled); !ok {
+			t.Errorf("%s: TimeScale not passed through", tc.name)
+		} else if want := map[bool]float64{true: 60, false: 0}[tc.name == "tracker"]; scaled.TimeScale() != want {
+			t.Errorf("%s: TimeScale %v, want %v", tc.name, scaled.TimeScale(), want)
+		}
+	}
+
+	calls = nil
+	_ = carrier.Observe(infoOnly{err: errors.New("boom")}, observe).ValidateCredentials(ctx, nil)
+	_, _ = carrier.Observe(tracker{}, observe).(carrier.Tracker).Track(ctx, nil, carrier.TrackingRequest{})
+	s := carrier.Observe(shipper{}, observe).(carrier.Shipper)
+	_, err := s.CreateShipment(ctx, nil, carrier.ShipmentRequest{})
+	var several carrier.Rejections
+	if !errors.As(err, &several) {
+		t.Errorf("the rejection was not passed through unchanged: %v", err)
+	}
+	_ = s.CancelShipment(ctx, nil, carrier.ShipmentRef{})
+	_, _ = s.Labels(ctx, nil, carrier.ShipmentRef{}, "pdf")
+	want := []call{
+		{"x", "validate_credentials", "error"},
+		{"x", "track", "unavailable"},
+		{"x", "create_shipment", "rejected"},
+		{"x", "cancel_shipment", "rejected"},
+		{"x", "labels", "ok"},
+	}
+	if fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Errorf("calls %v, want %v", calls, want)
+	}
+}
