@@ -13,6 +13,7 @@ import (
 	"shipd/modules/channels/domain"
 	"shipd/modules/channels/ports"
 	"shipd/platform/messaging"
+	"shipd/platform/projection"
 )
 
 // ProviderSet builds the module for the composition root.
@@ -51,3 +52,8 @@ func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.projectio
 
 // Topics are the event types the module publishes.
 func (m *Module) Topics() []string { return contract.EventTypes }
+
+// Projections are the module's read models, for `shipd projections`.
+func (m *Module) Projections() []projection.Projection {
+	return []projection.Projection{m.projection.Definition()}
+}

@@ -16,6 +16,7 @@ import (
 	"shipd/modules/tracking/domain"
 	"shipd/modules/tracking/ports"
 	"shipd/platform/messaging"
+	"shipd/platform/projection"
 	"shipd/platform/server"
 )
 
@@ -66,3 +67,8 @@ func (m *Module) Topics() []string { return contract.EventTypes }
 
 // Workers are the module's background loops.
 func (m *Module) Workers() []server.Worker { return []server.Worker{m.checker} }
+
+// Projections are the module's read models, for `shipd projections`.
+func (m *Module) Projections() []projection.Projection {
+	return []projection.Projection{m.projection.Definition()}
+}

@@ -19,6 +19,7 @@ import (
 	"shipd/platform/idempotency"
 	"shipd/platform/messaging"
 	"shipd/platform/metrics"
+	"shipd/platform/projection"
 	"shipd/platform/ratelimit"
 )
 
@@ -72,6 +73,17 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Migrate brings the database up to date for this build.
 func (a *App) Migrate(ctx context.Context) error { return Migrate(ctx, a.db, Topics(a.modules)) }
+
+// Projections is every module's read models, to list and rebuild.
+func (a *App) Projections() *projection.Catalog {
+	var all []projection.Projection
+	for _, m := range a.modules {
+		if pm, ok := m.(ProjectionModule); ok {
+			all = append(all, pm.Projections()...)
+		}
+	}
+	return projection.NewCatalog(a.db, all)
+}
 
 // Run serves on ln and runs the event handlers and workers until ctx ends,
 // then shuts down gracefully: in-flight requests finish, handlers and

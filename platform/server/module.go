@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"shipd/platform/messaging"
+	"shipd/platform/projection"
 )
 
 // Module is a bounded context as the server sees it.
@@ -26,6 +27,12 @@ type Module interface {
 // WorkerModule is a module with background loops of its own.
 type WorkerModule interface {
 	Workers() []Worker
+}
+
+// ProjectionModule is a module with read models built from events, which
+// `shipd projections rebuild` can rebuild.
+type ProjectionModule interface {
+	Projections() []projection.Projection
 }
 
 // Worker is a background loop (outbound calls, purges). Run returns when ctx

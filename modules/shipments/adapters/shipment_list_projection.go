@@ -11,7 +11,7 @@ import (
 
 	"shipd/modules/shipments/contract"
 	"shipd/platform/messaging"
-	"shipd/platform/postgres"
+	"shipd/platform/projection"
 )
 
 // ShipmentListProjection builds shipments.shipment_list and its counters
@@ -25,26 +25,62 @@ func NewShipmentListProjection(db *sqlx.DB) *ShipmentListProjection {
 	return &ShipmentListProjection{db: db}
 }
 
-// Register subscribes the projection to every shipment event. Events of one
-// shipment arrive on several topics, so each is applied only when newer
+// Register subscribes the projection's live handlers.
+func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
+	return p.Definition().Subscribe(bus, p.db)
+}
+
+// Definition is the read model as the bus and a rebuild see it. Events of
+// one shipment arrive on several topics, so each is applied only when newer
 // than the row (version guard); a delete leaves a tombstone. Every
 // status_changed comes with a created or updated event of the same version,
 // so the projection does not subscribe to it.
-func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
-	return errors.Join(
-		messaging.OnEvent(bus, "shipments.shipment_list.on_requested", func(ctx context.Context, e *contract.ShipmentRequested) error {
-			return p.apply(ctx, e.ShipmentEvent, false)
-		}),
-		messaging.OnEvent(bus, "shipments.shipment_list.on_created", func(ctx context.Context, e *contract.ShipmentCreated) error {
-			return p.apply(ctx, e.ShipmentEvent, false)
-		}),
-		messaging.OnEvent(bus, "shipments.shipment_list.on_updated", func(ctx context.Context, e *contract.ShipmentUpdated) error {
-			return p.apply(ctx, e.ShipmentEvent, false)
-		}),
-		messaging.OnEvent(bus, "shipments.shipment_list.on_deleted", func(ctx context.Context, e *contract.ShipmentDeleted) error {
-			return p.apply(ctx, e.ShipmentEvent, true)
-		}),
-	)
+func (p *ShipmentListProjection) Definition() projection.Projection {
+	return projection.Projection{
+		Name: "shipments.shipment_list",
+		// The order write locks them in: the row, the account's seq, the counters.
+		Tables: []string{"shipments.shipment_list", "shipments.shipment_list_seq", "shipments.shipment_counts"},
+		Appliers: func(tables projection.Tables) []messaging.Applier {
+			w := newShipmentListWriter(tables)
+			return []messaging.Applier{
+				messaging.Apply("shipments.shipment_list.on_requested", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentRequested) error {
+					return w.write(ctx, tx, e.ShipmentEvent, false)
+				}),
+				messaging.Apply("shipments.shipment_list.on_created", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentCreated) error {
+					return w.write(ctx, tx, e.ShipmentEvent, false)
+				}),
+				messaging.Apply("shipments.shipment_list.on_updated", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentUpdated) error {
+					return w.write(ctx, tx, e.ShipmentEvent, false)
+				}),
+				messaging.Apply("shipments.shipment_list.on_deleted", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentDeleted) error {
+					return w.write(ctx, tx, e.ShipmentEvent, true)
+				}),
+			}
+		},
+	}
+}
+
+// shipmentListWriter writes events into one set of the read model's tables:
+// the live ones, or a rebuild's shadows.
+type shipmentListWriter struct {
+	lockRow, update, insert, count string
+}
+
+func newShipmentListWriter(t projection.Tables) shipmentListWriter {
+	return shipmentListWriter{
+		lockRow: t.SQL(`SELECT version, deleted, status, channel_id FROM shipments.shipment_list WHERE id = $1 FOR UPDATE`),
+		update: t.SQL(`UPDATE shipments.shipment_list SET version = $2, deleted = $3, status = $4,
+			reference_number = $5, provider_shipment_id = $6, record = $7 WHERE id = $1`),
+		insert: t.SQL(`
+			WITH next AS (
+				INSERT INTO shipments.shipment_list_seq AS s (account_id, last_seq) VALUES ($2, 1)
+				ON CONFLICT (account_id) DO UPDATE SET last_seq = s.last_seq + 1
+				RETURNING last_seq)
+			INSERT INTO shipments.shipment_list (id, account_id, seq, version, deleted, status, channel_id, reference_number, provider_shipment_id, created_at, record)
+			SELECT $1, $2, last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM next`),
+		count: t.SQL(`INSERT INTO shipments.shipment_counts AS c (account_id, status, channel_id, n) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (account_id, status, channel_id) DO UPDATE SET n = c.n + excluded.n`),
+	}
 }
 
 type listKey struct {
@@ -54,18 +90,12 @@ type listKey struct {
 	ChannelID string `db:"channel_id"`
 }
 
-// apply writes the event in its own short transaction, committed before
-// the message is acknowledged: the subscriber's batch transaction then holds
-// no row locks, so consumer groups never deadlock (ADR 0019). The write is
-// version-guarded, so a redelivery changes nothing.
-func (p *ShipmentListProjection) apply(ctx context.Context, e contract.ShipmentEvent, deleted bool) error {
-	return postgres.InTx(ctx, p.db, func(tx *sqlx.Tx) error { return p.write(ctx, e, deleted, tx) })
-}
-
-func (p *ShipmentListProjection) write(ctx context.Context, e contract.ShipmentEvent, deleted bool, tx *sqlx.Tx) error {
+// write applies one event in tx. The write is version-guarded, so a
+// redelivery changes nothing.
+func (w shipmentListWriter) write(ctx context.Context, tx *sqlx.Tx, e contract.ShipmentEvent, deleted bool) error {
 	sh := e.Shipment
 	var old listKey
-	err := tx.GetContext(ctx, &old, `SELECT version, deleted, status, channel_id FROM shipments.shipment_list WHERE id = $1 FOR UPDATE`, sh.ID)
+	err := tx.GetContext(ctx, &old, w.lockRow, sh.ID)
 	existed := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
@@ -78,37 +108,28 @@ func (p *ShipmentListProjection) write(ctx context.Context, e contract.ShipmentE
 		return err
 	}
 	if existed {
-		_, err = tx.ExecContext(ctx, `UPDATE shipments.shipment_list SET version = $2, deleted = $3, status = $4,
-			reference_number = $5, provider_shipment_id = $6, record = $7 WHERE id = $1`,
+		_, err = tx.ExecContext(ctx, w.update,
 			sh.ID, e.Version, deleted, sh.Status, sh.ReferenceNumber, sh.ProviderShipmentID, record)
 	} else {
-		_, err = tx.ExecContext(ctx, `
-			WITH next AS (
-				INSERT INTO shipments.shipment_list_seq (account_id, last_seq) VALUES ($2, 1)
-				ON CONFLICT (account_id) DO UPDATE SET last_seq = shipment_list_seq.last_seq + 1
-				RETURNING last_seq)
-			INSERT INTO shipments.shipment_list (id, account_id, seq, version, deleted, status, channel_id, reference_number, provider_shipment_id, created_at, record)
-			SELECT $1, $2, last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM next`,
+		_, err = tx.ExecContext(ctx, w.insert,
 			sh.ID, e.AccountID, e.Version, deleted, sh.Status, sh.ShippingChannelID, sh.ReferenceNumber, sh.ProviderShipmentID, sh.CreatedAt, record)
 	}
 	if err != nil {
 		return fmt.Errorf("projecting shipment %s v%d: %w", sh.ID, e.Version, err)
 	}
 	if existed && !old.Deleted {
-		if err := count(ctx, tx, e.AccountID, old.Status, old.ChannelID, -1); err != nil {
+		if err := w.counted(ctx, tx, e.AccountID, old.Status, old.ChannelID, -1); err != nil {
 			return err
 		}
 	}
 	if !deleted {
-		return count(ctx, tx, e.AccountID, sh.Status, sh.ShippingChannelID, 1)
+		return w.counted(ctx, tx, e.AccountID, sh.Status, sh.ShippingChannelID, 1)
 	}
 	return nil
 }
 
-func count(ctx context.Context, tx *sqlx.Tx, account, status, channel string, delta int) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO shipments.shipment_counts (account_id, status, channel_id, n) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (account_id, status, channel_id) DO UPDATE SET n = shipment_counts.n + excluded.n`, account, status, channel, delta)
-	if err != nil {
+func (w shipmentListWriter) counted(ctx context.Context, tx *sqlx.Tx, account, status, channel string, delta int) error {
+	if _, err := tx.ExecContext(ctx, w.count, account, status, channel, delta); err != nil {
 		return fmt.Errorf("counting shipments: %w", err)
 	}
 	return nil

@@ -1,0 +1,78 @@
+package apptest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"shipd/platform/projection"
+)
+
+// Projections is the service's read models on the Env's database, to list
+// and rebuild as `shipd projections` does: an instance is built for it but
+// not run.
+func (e *Env) Projections() *projection.Catalog {
+	e.t.Helper()
+	app, cleanup, err := e.init(context.Background(), e.Config, e.Clock)
+	if err != nil {
+		e.t.Fatalf("building app: %v", err)
+	}
+	e.t.Cleanup(cleanup)
+	return app.Projections()
+}
+
+// Answers GETs every path with key and returns the answers, one line each:
+// what a client of those list endpoints sees. Any status but 200 fails t.
+func (e *Env) Answers(key string, paths ...string) string {
+	e.t.Helper()
+	var b strings.Builder
+	for _, p := range paths {
+		res := e.Do(Request{Method: http.MethodGet, Path: p, Key: key})
+		if res.Status != http.StatusOK {
+			e.t.Fatalf("GET %s: %d %s", p, res.Status, res.Body)
+		}
+		fmt.Fprintf(&b, "%s %s\n", p, res.Body)
+	}
+	return b.String()
+}
+
+// Settled waits until the answers to paths show what ready looks for and
+// then stay the same for a while (the read models have caught up with every
+// write and background step), and returns them.
+func (e *Env) Settled(key string, ready func(answers string) bool, paths ...string) string {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	last := ""
+	for {
+		now := e.Answers(key, paths...)
+		if now == last && ready(now) {
+			return now
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the answers to %v did not settle on what the test made within 30 s; the last:\n%s", paths, now)
+		}
+		last = now
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// DiffLines lists the lines of got that want lacks (+) and of want that got
+// lacks (-), for failure messages about Answers.
+func DiffLines(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var out []string
+	for _, l := range w {
+		if !slices.Contains(g, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range g {
+		if !slices.Contains(w, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
