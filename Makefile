@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/shipd
 PKGS    := ./...
 
-.PHONY: run build test vet check-generated generate bench lint db-stop clean
+.PHONY: run build test vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -42,6 +42,13 @@ lint: vet
 
 clean:
 	rm -rf bin
+
+## faults: the fault suite (faults/, build tag faults): real shipd processes
+## killed with -9, PostgreSQL restarted, two instances on one database, the
+## webhook retry schedule on a test clock. Runs its own PostgreSQL cluster;
+## needs no DATABASE_URL.
+faults:
+	$(GO) test -tags faults -count=1 -v ./faults/
 
 ## bench: every benchmark in one go (list latency and writes against their SQL
 ## baselines, tracking checks/s, webhook deliveries/s against a bare client,

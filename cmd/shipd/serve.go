@@ -9,6 +9,7 @@ import (
 
 	"shipd"
 	"shipd/platform/clock"
+	"shipd/platform/config"
 )
 
 func serveCommand() *cobra.Command {
@@ -22,7 +23,7 @@ func serveCommand() *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			app, cleanup, err := shipd.InitializeApp(ctx, cfg, clock.Real{})
+			app, cleanup, err := shipd.InitializeApp(ctx, cfg, serviceClock(cfg))
 			if err != nil {
 				return err
 			}
@@ -38,4 +39,15 @@ func serveCommand() *cobra.Command {
 			return app.Run(ctx, ln)
 		},
 	}
+}
+
+// serviceClock is the wall clock, unless a fault test asked for one it can
+// move (SHIPD_TEST_CLOCK_FILE); that is said loudly, as no real deployment
+// should ever run on it.
+func serviceClock(cfg config.Config) clock.Clock {
+	if cfg.TestClockFile == "" {
+		return clock.Real{}
+	}
+	fmt.Fprintf(os.Stderr, "shipd: TEST CLOCK: the service's time is the wall clock plus the offset in %s (fault tests only)\n", cfg.TestClockFile)
+	return clock.FromFile(cfg.TestClockFile)
 }

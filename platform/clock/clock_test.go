@@ -1,6 +1,8 @@
 package clock_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -38,4 +40,44 @@ func TestManual(t *testing.T) {
 	if got := m.Now(); !got.Equal(later) || got.Location() != time.UTC {
 		t.Errorf("after Set: %v, want %v in UTC", got, later)
 	}
+}
+
+func TestFromFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "offset")
+	c := clock.FromFile(path)
+	near := func(want time.Duration) {
+		t.Helper()
+		// The file is re-read at most every few tens of milliseconds.
+		deadline := time.Now().Add(time.Second)
+		for {
+			got := c.Now().Sub(time.Now().UTC())
+			if got > want-2*time.Second && got <= want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("offset %v, want about %v", got, want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	near(0) // no file: the real clock
+	if now := c.Now(); now.Location() != time.UTC || now.Nanosecond() != 0 {
+		t.Errorf("Now() = %v, want UTC whole seconds", now)
+	}
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("5m\n")
+	near(5 * time.Minute)
+	write("24h")
+	near(24 * time.Hour)
+	write("not a duration") // kept: a torn write never moves the clock
+	near(24 * time.Hour)
+	write("-1h")
+	near(-time.Hour)
+	write("")
+	near(0)
 }

@@ -55,6 +55,10 @@ type Config struct {
 	WebhookPurgeInterval time.Duration `env:"WEBHOOK_PURGE_INTERVAL" envDefault:"1h"`
 	// ShutdownTimeout bounds the graceful shutdown of serve.
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"15s"`
+	// TestClockFile, for fault tests only, makes serve's clock the real one
+	// plus an offset read from this file (clock.FromFile), so a test can
+	// move a running instance through hours of retries in seconds.
+	TestClockFile string `env:"SHIPD_TEST_CLOCK_FILE"`
 	// LogWriter receives the JSON log; nil means standard error. Tests set it
 	// to read what the service logs.
 	LogWriter io.Writer `env:"-"`

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"shipd/platform/fault"
+	"shipd/platform/postgres"
 )
 
 // ErrorBody is the one shape of every error answer. It satisfies both forms
@@ -43,6 +44,15 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if !ok {
 		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 			return // the client went away; nobody reads the answer
+		}
+		if postgres.IsUnavailable(err) {
+			// Not a bug: PostgreSQL is down or restarting, and the same
+			// request will work once it is back (the fault suite measures how soon).
+			slog.WarnContext(r.Context(), "request failed: database unavailable", "err", err, "request_id", RequestID(r.Context()))
+			w.Header().Set("Retry-After", "1")
+			WriteErrorBody(w, r, http.StatusServiceUnavailable, "service_unavailable",
+				"The service is temporarily unavailable (its database cannot be reached). Try again shortly.", nil)
+			return
 		}
 		slog.ErrorContext(r.Context(), "request failed", "err", err, "request_id", RequestID(r.Context()))
 		fe = &fault.Error{Code: "internal_error", Message: "Internal server error."}

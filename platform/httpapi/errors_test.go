@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"shipd/platform/fault"
@@ -139,6 +142,21 @@ func TestWriteErrorPlainErrorIsHidden(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "password authentication failed") || !strings.Contains(logs.String(), "req-from-client") {
 		t.Errorf("the cause and request id were not logged: %q", logs)
+	}
+}
+
+// A database that cannot be reached is a 503 the client may retry, not a
+// 500: the same request works once PostgreSQL is back.
+func TestWriteErrorDatabaseUnavailable(t *testing.T) {
+	captureLog(t)
+	down := &net.OpError{Op: "dial", Net: "unix", Err: os.NewSyscallError("connect", syscall.ENOENT)}
+	rec := serveError(fmt.Errorf("counting request: %w", down))
+	body := readError(t, rec, http.StatusServiceUnavailable)
+	if body.Error.Code != "service_unavailable" || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("code %q, Retry-After %q", body.Error.Code, rec.Header().Get("Retry-After"))
+	}
+	if strings.Contains(rec.Body.String(), "unix") {
+		t.Errorf("the body shows the cause: %s", rec.Body)
 	}
 }
 

@@ -277,6 +277,39 @@ func TestFailedAttemptIsRolledBackToItsSavepoint(t *testing.T) {
 	}
 }
 
+// A subscriber transaction whose connection dies (PostgreSQL restarted)
+// is given up at once and the message read again in a fresh one, not
+// resent into the dead transaction until the 30 s ack deadline.
+func TestMessageOfADeadSubscriberTransactionIsReadAgain(t *testing.T) {
+	e := newEnv(t)
+	var attempts recorder
+	if err := messaging.OnEvent(e.bus, "test.cut", func(ctx context.Context, ev *testEvent) error {
+		tx, err := messaging.Tx(ctx)
+		if err != nil {
+			return err
+		}
+		if attempts.run() == 1 {
+			var pid int
+			if err := tx.GetContext(ctx, &pid, `SELECT pg_backend_pid()`); err != nil {
+				return err
+			}
+			if _, err := e.db.ExecContext(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+				return err
+			}
+			return errors.New("the connection was cut under this attempt")
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ('test.cut', $1)`, ev.N)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	e.publish(testEvent{N: 1})
+	eventually(t, "the message handled again in a fresh transaction", func() bool {
+		return e.count(`SELECT count(*) FROM public.scratch WHERE handler = 'test.cut'`) == 1
+	})
+}
+
 func TestOnceRunsOncePerHandlerAndMessage(t *testing.T) {
 	e := newEnv(t)
 	var (

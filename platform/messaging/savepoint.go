@@ -2,9 +2,12 @@ package messaging
 
 import (
 	"fmt"
+	"log/slog"
 
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
+
+	"shipd/platform/postgres"
 )
 
 // savepointPerAttempt wraps each handler attempt in a SAVEPOINT. A nacked
@@ -18,6 +21,18 @@ func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 		}
 		ctx := msg.Context()
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT handler_attempt"); err != nil {
+			if postgres.IsUnavailable(err) {
+				// The subscriber's transaction lost its connection (PostgreSQL
+				// restarted): nothing can commit in it, the acknowledgement
+				// included. A nack would have watermill resend the message
+				// into the same dead transaction until the ack deadline (30 s
+				// of a stalled consumer group; found by make faults). An ack
+				// ends that at once: writing it fails, the batch is rolled
+				// back and read again in a fresh transaction, so the message
+				// is still handled, just not in this one.
+				slog.WarnContext(ctx, "subscriber transaction lost its connection; the message is read again", "message_uuid", msg.UUID, "err", err)
+				return nil, nil
+			}
 			return nil, fmt.Errorf("savepoint: %w", err)
 		}
 		out, err := h(msg)

@@ -69,9 +69,11 @@ func (q *BookingQueue) Due(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// Retry gives the lease back and schedules the next attempt.
-func (q *BookingQueue) Retry(ctx context.Context, id string, after time.Duration) error {
+// Retry gives the lease back and schedules the next attempt. A claim taken
+// since by another instance (this one's lease ran out) has a higher attempt
+// count and is left alone.
+func (q *BookingQueue) Retry(ctx context.Context, claim command.BookingClaim, after time.Duration) error {
 	_, err := q.db.ExecContext(ctx, `UPDATE shipments.shipments SET lease_until = NULL, next_attempt_at = $2
-		WHERE id = $1 AND booking_due`, id, q.clock.Now().Add(after))
+		WHERE id = $1 AND booking_due AND attempts = $3`, claim.ID, q.clock.Now().Add(after), claim.Attempt)
 	return err
 }

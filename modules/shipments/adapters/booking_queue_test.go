@@ -13,8 +13,9 @@ import (
 	"shipd/platform/config"
 )
 
-// Release undoes a claim never acted on, unless another instance has
-// claimed the shipment since (its lease ran out): that claim is left alone.
+// Release undoes a claim never acted on, and Retry reschedules one, unless
+// another instance has claimed the shipment since (its lease ran out): that
+// claim is left alone.
 func TestReleaseGivesBackOnlyItsOwnClaim(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.BookingConcurrency = 0 }))
 	key := env.NewKey("acme")
@@ -68,7 +69,19 @@ func TestReleaseGivesBackOnlyItsOwnClaim(t *testing.T) {
 	if attempts, leased := state(); attempts != 2 || !leased {
 		t.Errorf("a stale release changed the current claim: attempts %d, leased %v; want 2, leased", attempts, leased)
 	}
-	if n, err := queue.Due(ctx); err != nil || n != 1 {
-		t.Errorf("due: %d %v, want 1", n, err)
+	if err := queue.Retry(ctx, stale[0], time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if attempts, leased := state(); attempts != 2 || !leased {
+		t.Errorf("a stale retry freed the current claim: attempts %d, leased %v; want 2, leased", attempts, leased)
+	}
+	if err := queue.Retry(ctx, current[0], time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, leased := state(); leased {
+		t.Error("the current claim's retry kept its lease")
+	}
+	if n, err := queue.Due(ctx); err != nil || n != 0 {
+		t.Errorf("due: %d %v, want 0 (the retry is a second away)", n, err)
 	}
 }

@@ -21,8 +21,9 @@ type BookingClaim struct {
 type BookingQueue interface {
 	// Claim leases up to limit due shipments for lease.
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]BookingClaim, error)
-	// Retry releases a lease and schedules the next attempt after a pause.
-	Retry(ctx context.Context, id string, after time.Duration) error
+	// Retry releases a claim's lease and schedules the next attempt after a
+	// pause, unless another instance has claimed the shipment since.
+	Retry(ctx context.Context, claim BookingClaim, after time.Duration) error
 	// Release gives back claims never acted on (shutdown), as if never made.
 	Release(ctx context.Context, claims []BookingClaim) error
 	// Due counts the shipments due for booking now, claimed or not.
