@@ -2,8 +2,9 @@
 GO      ?= go
 BIN     := bin/shipd
 PKGS    := ./...
+FUZZTIME ?= 5s
 
-.PHONY: run build test vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -21,6 +22,28 @@ test: vet check-generated
 	else \
 		$(GO) run ./cmd/with-postgres -- $(GO) test -count=1 $(TESTFLAGS) $(PKGS); \
 	fi
+
+## fuzz: run every fuzz target (`func FuzzXxx`, found by `go test -list`) for
+## FUZZTIME each (default 5s), one at a time: `go test -fuzz` takes one target
+## per run. Against DATABASE_URL when set, else a throwaway cluster, like test.
+fuzz:
+	@if [ -n "$$DATABASE_URL" ]; then \
+		$(MAKE) --no-print-directory fuzz-each; \
+	else \
+		$(GO) run ./cmd/with-postgres -- $(MAKE) --no-print-directory fuzz-each; \
+	fi
+
+# fuzz-each is fuzz once DATABASE_URL is set; FUZZFLAGS adds go test flags.
+# Only packages whose tests mention a fuzz target are listed: linking every
+# test binary of ./... just to list them would take longer than the fuzzing.
+fuzz-each:
+	@pkgs=$$(grep -rl --include='*_test.go' --exclude-dir=.git --exclude-dir=.data '^func Fuzz' . | xargs -r -n1 dirname | sort -u); \
+	targets=$$($(GO) test -list '^Fuzz' $$pkgs) || { echo "$$targets"; exit 1; }; \
+	echo "$$targets" | awk '/^Fuzz/ { names[n++] = $$1 } /^ok / { for (i = 0; i < n; i++) print $$2, names[i]; n = 0 }' | \
+	while read -r pkg target; do \
+		echo "fuzz: $$pkg $$target for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) $$pkg || exit 1; \
+	done
 
 vet:
 	$(GO) vet $(PKGS)

@@ -51,7 +51,11 @@ func (e *Env) Do(req Request) *Response { return e.first.Do(req) }
 
 // Do sends req to this instance.
 func (in *Instance) Do(req Request) *Response {
-	t := in.env.t
+	in.env.t.Helper()
+	return in.send(in.env.t, req)
+}
+
+func (in *Instance) send(t testing.TB, req Request) *Response {
 	t.Helper()
 	var body io.Reader
 	switch b := req.Body.(type) {

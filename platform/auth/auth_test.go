@@ -16,18 +16,18 @@ import (
 	"shipd/platform/postgres/pgtest"
 )
 
-func openDB(t *testing.T) *sqlx.DB {
+func openDB(t testing.TB) *sqlx.DB {
 	t.Helper()
 	db := pgtest.Open(t)
 	return db
 }
 
-func newStore(t *testing.T) (*auth.Store, *sqlx.DB) {
+func newStore(t testing.TB) (*auth.Store, *sqlx.DB) {
 	db := openDB(t)
 	return auth.NewStore(db, clock.Real{}), db
 }
 
-func createKey(t *testing.T, s *auth.Store, req auth.NewKeyRequest) (auth.KeyInfo, string) {
+func createKey(t testing.TB, s *auth.Store, req auth.NewKeyRequest) (auth.KeyInfo, string) {
 	t.Helper()
 	info, key, err := s.CreateKey(t.Context(), req)
 	if err != nil {

@@ -1,6 +1,7 @@
 package carrier
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -23,12 +24,19 @@ func (m Money) String() string {
 	return strconv.FormatFloat(m.Float(), 'f', CurrencyDigits(m.Currency), 64) + " " + m.Currency
 }
 
+// maxMinor is the most minor units a float64 counts exactly; past int64's
+// range the conversion would wrap a huge amount round to a negative one.
+const maxMinor = 1 << 53
+
 // MoneyFromFloat converts a major-unit amount, refusing more decimals than
 // the currency has.
 func MoneyFromFloat(amount float64, currency string) (Money, error) {
 	digits := CurrencyDigits(currency)
 	scaled := amount * math.Pow10(digits)
 	rounded := math.Round(scaled)
+	if !(math.Abs(rounded) <= maxMinor) { // also NaN
+		return Money{}, errors.New("is too large")
+	}
 	if math.Abs(scaled-rounded) > 1e-6 {
 		return Money{}, fmt.Errorf("must have at most %d decimal places for %s", digits, currency)
 	}

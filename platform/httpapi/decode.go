@@ -26,7 +26,9 @@ func Decode(r *http.Request, dst any) error {
 		}
 		return fault.Invalid("The request body could not be read.")
 	}
-	trimmed := bytes.TrimSpace(body)
+	// JSON's whitespace only: TrimSpace would also take \v, \f and U+00A0,
+	// which make the body no JSON at all.
+	trimmed := bytes.Trim(body, " \t\r\n")
 	if len(trimmed) == 0 {
 		return fault.Invalid("The request body is empty; send a JSON object.")
 	}
@@ -44,7 +46,30 @@ func Decode(r *http.Request, dst any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return fault.Invalid("The request body must hold exactly one JSON object.")
 	}
+	if holdsNUL(trimmed) {
+		return fault.Invalid(`The request body must not contain the character U+0000 ("\u0000").`)
+	}
 	return nil
+}
+
+// holdsNUL reports whether a string or key of the valid JSON body decodes
+// to text with U+0000, which PostgreSQL's text and jsonb cannot store. JSON
+// can only spell it \u0000, so bodies without that sequence are not parsed
+// again.
+func holdsNUL(body []byte) bool {
+	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if s, ok := tok.(string); ok && strings.ContainsRune(s, 0) {
+			return true
+		}
+	}
 }
 
 func jsonTypeName(goKind string) string {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"shipd/platform/fault"
 )
@@ -108,6 +110,17 @@ func BaseURL(r *http.Request, configured string) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+// TextParam reads the query parameter name for a filter compared in SQL.
+// Text that PostgreSQL cannot hold (not UTF-8, or with NUL) can match
+// nothing and would fail the query, so it adds a field error to errs.
+func TextParam(q url.Values, name string, errs fault.FieldErrors) string {
+	v := q.Get(name)
+	if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+		errs.Add(name, "must be UTF-8 text without NUL characters")
+	}
+	return v
 }
 
 // PageParams reads page and per_page like ParsePage, adding their problems

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"unicode/utf8"
 
 	"shipd/platform/auth"
 	"shipd/platform/httpapi"
@@ -30,6 +31,12 @@ func Middleware(s *Store) func(http.Handler) http.Handler {
 			}
 			if len(key) > maxKeyLength {
 				httpapi.WriteErrorBody(w, r, http.StatusBadRequest, "invalid_request", "Idempotency-Key must be at most 255 characters.", nil)
+				return
+			}
+			// HTTP lets header values carry any byte above 0x7f; the key
+			// column is text, which takes only UTF-8.
+			if !utf8.ValidString(key) {
+				httpapi.WriteErrorBody(w, r, http.StatusBadRequest, "invalid_request", "Idempotency-Key must be UTF-8 text.", nil)
 				return
 			}
 			body, err := io.ReadAll(r.Body)

@@ -22,7 +22,7 @@ type request struct {
 
 // server wraps handler in the idempotency middleware as the app does
 // (request id outside, principal already in the context).
-func server(t *testing.T, handler http.HandlerFunc) func(request) *httptest.ResponseRecorder {
+func server(t testing.TB, handler http.HandlerFunc) func(request) *httptest.ResponseRecorder {
 	t.Helper()
 	s, _, _ := newStore(t)
 	h := httpapi.WithRequestID(idempotency.Middleware(s)(handler))

@@ -16,7 +16,7 @@ import (
 
 var start = time.Date(2030, 1, 2, 12, 0, 0, 0, time.UTC)
 
-func newStore(t *testing.T) (*idempotency.Store, *clock.Manual, *sqlx.DB) {
+func newStore(t testing.TB) (*idempotency.Store, *clock.Manual, *sqlx.DB) {
 	t.Helper()
 	db := pgtest.Open(t)
 	clk := clock.NewManual(start)

@@ -73,16 +73,17 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 	if status != "" && !domain.ValidStatus(status) {
 		errs.Add("status", "must be one of: pending, created, shipped, delivered, cancelled, returned")
 	}
-	search := q.Get("search")
+	search := httpapi.TextParam(q, "search", errs)
 	if len(search) > 255 {
 		errs.Add("search", "must be at most 255 characters")
 	}
+	channelID := httpapi.TextParam(q, "shipping_channel_id", errs)
 	if err := errs.Err(); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	res, err := h.app.Queries.ListShipments.Handle(r.Context(), query.ListShipments{
-		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
+		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: channelID, Search: search,
 		Offset: page.Offset(), Limit: page.PerPage,
 	})
 	if err != nil {

@@ -73,16 +73,17 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		}
 		errs.Add("status", "must be one of: "+strings.Join(names, ", "))
 	}
-	search := normalizeNumber(q.Get("search"))
+	search := normalizeNumber(httpapi.TextParam(q, "search", errs))
 	if len(search) > 64 {
 		errs.Add("search", "must be at most 64 characters")
 	}
+	channelID := httpapi.TextParam(q, "shipping_channel_id", errs)
 	if err := errs.Err(); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	res, err := h.app.Queries.ListTrackingParcels.Handle(r.Context(), query.ListTrackingParcels{
-		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: q.Get("shipping_channel_id"), Search: search,
+		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: channelID, Search: search,
 		Offset: page.Offset(), Limit: page.PerPage,
 	})
 	if err != nil {

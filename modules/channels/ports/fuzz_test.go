@@ -1,0 +1,145 @@
+package ports_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"shipd"
+	"shipd/modules/channels/ports"
+	"shipd/platform/apptest"
+	"shipd/platform/fault"
+	"shipd/platform/httpapi"
+)
+
+// bodySeeds are channel bodies from the tests and the README, good and bad.
+var bodySeeds = []string{
+	`{"name": "Sandbox main", "provider": "sandbox", "settings": {"clientId": "demo-client", "clientSecret": "demo-secret", "productType": "STANDARD"}}`,
+	`{"name":"Renamed","description":"for parcels"}`, `{"name":"  "}`, `{"status":"inactive"}`, `{"status":"draft"}`,
+	`{"settings":{"clientSecret":"••••••••","productType":null}}`, `{"settings":"x"}`, `{"settings":[1]}`, `{"settings":null}`,
+	`{"name":5,"provider":"sandbox"}`, `{}`, `{"name":"x","provider":"pigeon","settings":{}}`,
+	`{"name":"x","provider":"sandbox","settings":{"clientId":true,"colour":"red"}}`,
+	`{"name":"x","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b","productType":"FLIGHT"}}`,
+	`{"name":"Nov\u00e1k","provider":"sandbox","description":"D\u00e9p\u00f4t","settings":{"clientId":"\u00e1","clientSecret":"s"}}`,
+	`{"name":"a\u0000b","provider":"sandbox","settings":{"clientId":"c","clientSecret":"s"}}`,
+	`{"name":"z","provider":"sandbox","description":"\u0000","settings":{"clientId":"c","clientSecret":"s"}}`,
+	`{"name":"y","provider":"sandbox","settings":{"clientId":"\u0000","clientSecret":"s"}}`,
+	`{"name": "x",`, `["name"]`, ``, `{"description":` + `"` + strings.Repeat("d", 2001) + `"}`,
+}
+
+// FuzzChannelRequests decodes any body as POST and as PUT/PATCH do before
+// the app sees it: a refusal is a 400 or 422, and what passes is a
+// description within its limit and settings that are absent or an object
+// that encodes again as it came.
+func FuzzChannelRequests(f *testing.F) {
+	for _, b := range bodySeeds {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var create ports.CreateRequest
+		err := decode(body, &create)
+		if err == nil {
+			err = httpapi.Validate(create).Err()
+		}
+		if checkRefusal(t, err) && utf8.RuneCountInString(create.Description) > 2000 {
+			t.Fatalf("create accepted a description of %d characters", utf8.RuneCountInString(create.Description))
+		}
+
+		var update ports.UpdateRequest
+		err = decode(body, &update)
+		if err != nil {
+			checkRefusal(t, err)
+			return
+		}
+		errs := httpapi.Validate(update)
+		settings, serr := ports.DecodeSettings(update.Settings)
+		if serr != nil {
+			errs.Add("settings", "must be an object")
+		}
+		if !checkRefusal(t, errs.Err()) {
+			return
+		}
+		if update.Description != nil && utf8.RuneCountInString(*update.Description) > 2000 {
+			t.Fatalf("update accepted a description of %d characters", utf8.RuneCountInString(*update.Description))
+		}
+		absent := len(update.Settings) == 0 || string(update.Settings) == "null"
+		if (settings == nil) != absent {
+			t.Fatalf("settings %s decoded as %v", update.Settings, settings)
+		}
+		if !absent {
+			var again map[string]any
+			raw, err := json.Marshal(settings)
+			if err != nil || json.Unmarshal(raw, &again) != nil || !reflect.DeepEqual(again, settings) {
+				t.Fatalf("settings %s do not encode again: %s %v", update.Settings, raw, err)
+			}
+		}
+	})
+}
+
+func decode(body string, dst any) error {
+	return httpapi.Decode(httptest.NewRequest(http.MethodPost, channelsPath, strings.NewReader(body)), dst)
+}
+
+// checkRefusal fails t when err would not be a 400 or 422; it reports
+// whether the request passed.
+func checkRefusal(t *testing.T, err error) bool {
+	t.Helper()
+	if err == nil {
+		return true
+	}
+	if fe, ok := fault.As(err); !ok || fe.Kind != fault.KindInvalid && fe.Kind != fault.KindValidation {
+		t.Fatalf("refused with %v, which is not a 400 or 422", err)
+	}
+	return false
+}
+
+// FuzzChannelBodies sends any body to POST /v1/shipping-channels and to
+// PUT and PATCH of one channel of the real app.
+func FuzzChannelBodies(f *testing.F) {
+	env := apptest.Start(f, shipd.InitializeApp, apptest.Quiet())
+	key := env.NewKey("acme")
+	id := env.ActiveSandboxChannel(key, "Fuzzed", nil)
+	for _, b := range bodySeeds {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, req := range []apptest.Request{
+			{Method: http.MethodPost, Path: channelsPath, Key: key, Body: body},
+			{Method: http.MethodPut, Path: channelsPath + "/" + id, Key: key, Body: body},
+			{Method: http.MethodPatch, Path: channelsPath + "/" + id, Key: key, Body: body},
+		} {
+			apptest.CheckAnswer(t, req.Method+" "+req.Path, env.Send(t, req))
+		}
+	})
+}
+
+// FuzzChannelQueries sends any query string to the channel list and any
+// path id to GET /v1/shipping-channels/{id}.
+func FuzzChannelQueries(f *testing.F) {
+	env := apptest.Start(f, shipd.InitializeApp, apptest.Quiet())
+	key := env.NewKey("acme")
+	id := env.ActiveSandboxChannel(key, "Fuzzed", nil)
+	for _, q := range []string{
+		"", "per_page=2&page=2&provider=sandbox", "status=active", "status=lost", "provider=pigeon", "per_page=100",
+		"page=0&per_page=abc", "provider=%zz&status=draft", "status=%00", "provider=\xff",
+	} {
+		f.Add(q, id)
+	}
+	for _, bad := range []string{"ch_01JD0000000000000000000000", "nope", "", "..", "ch_01jd0000000000000000000000", "a/b", "ch_\x00"} {
+		f.Add("", bad)
+	}
+	f.Fuzz(func(t *testing.T, query, pathID string) {
+		for _, req := range []apptest.Request{
+			{Method: http.MethodGet, Path: channelsPath + "?" + apptest.RawQuery(query), Key: key},
+			{Method: http.MethodGet, Path: channelsPath + "/" + url.PathEscape(pathID), Key: key},
+			{Method: http.MethodGet, Path: "/v1/providers?" + apptest.RawQuery(query), Key: key},
+		} {
+			apptest.CheckAnswer(t, req.Method+" "+req.Path, env.Send(t, req))
+		}
+	})
+}
