@@ -15,8 +15,8 @@ import (
 // EventHandlerLag reports, per consumer group (one per event handler) and
 // topic, how many published events the group has not processed yet and how
 // old the oldest of them is. It reads Watermill's tables (owned by the
-// platform) at scrape time with the subscribers' own condition: after the
-// group's acked position, below the oldest open transaction.
+// platform) at scrape time in the subscribers' own order: every committed
+// event after the group's acked (transaction id, offset).
 type EventHandlerLag struct {
 	db       *sqlx.DB
 	messages *prometheus.Desc
@@ -99,12 +99,13 @@ func (l *EventHandlerLag) lagQuery(ctx context.Context) (string, error) {
 			continue // topic names allow neither; never build SQL from one that does
 		}
 		// The row comparison is the subscribers' own "after the acked
-		// position"; transaction ids still open are not deliverable yet.
+		// position". Events they hold back because an older transaction is
+		// still open (they read below pg_snapshot_xmin only) count too: they
+		// are published and waiting, which is what lag means.
 		parts = append(parts, fmt.Sprintf(`SELECT o.consumer_group, '%[1]s' AS topic, count(m."offset") AS messages,
 			coalesce(extract(epoch FROM localtimestamp - min(m.created_at)), 0)::float8 AS seconds
 			FROM "watermill_offsets_%[1]s" o LEFT JOIN "watermill_%[1]s" m
 			  ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked)
-			 AND m.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
 			GROUP BY o.consumer_group`, topic))
 	}
 	l.query = strings.Join(parts, "\nUNION ALL\n")
