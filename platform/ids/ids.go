@@ -22,6 +22,7 @@ const (
 	WebhookSub      = "wh"
 	WebhookLog      = "whl"
 	Event           = "evt"
+	User            = "usr"
 )
 
 // One monotonic entropy source per prefix: ids of one kind made at the same
