@@ -63,33 +63,16 @@ func (w *BookingWorker) book(ctx context.Context, c command.BookingClaim) {
 	w.reschedule(ctx, c, backoff(c.Attempt))
 }
 
-// rescheduleFor bounds how long a worker keeps trying to give a lease back,
-// well inside the lease itself, so it never releases a claim that expired
-// and was taken by another instance meanwhile.
-const rescheduleFor = 30 * time.Second
-
 // reschedule gives the lease back and schedules the next attempt. When the
-// database is what failed the booking, this fails too: it is tried again
-// every second, so a shipment caught by a short PostgreSQL outage is booked
-// seconds after PostgreSQL is back instead of when its 2 min lease runs out
-// (found by the fault suite: make faults). The slot waits meanwhile, which
-// costs nothing, since no booking can be recorded without the database.
+// database is what failed the booking, this fails too, so it keeps trying
+// a while: a shipment caught by a short PostgreSQL outage is then booked
+// seconds after PostgreSQL is back instead of when its 2 min lease runs out.
+// The slot waits meanwhile, which costs nothing: no booking can be recorded
+// without the database.
 func (w *BookingWorker) reschedule(ctx context.Context, c command.BookingClaim, after time.Duration) {
-	giveUp := time.Now().Add(rescheduleFor)
-	for {
-		err := w.queue.Retry(ctx, c, after)
-		if err == nil || ctx.Err() != nil {
-			return
-		}
-		if time.Now().After(giveUp) {
-			slog.WarnContext(ctx, "rescheduling booking; it is retried when its lease runs out", "shipment_id", c.ID, "err", err)
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
+	err := server.KeepTrying(ctx, server.GiveBackFor, func() error { return w.queue.Retry(ctx, c, after) })
+	if err != nil && ctx.Err() == nil {
+		slog.WarnContext(ctx, "rescheduling booking; it is retried when its lease runs out", "shipment_id", c.ID, "err", err)
 	}
 }
 

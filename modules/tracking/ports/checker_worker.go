@@ -56,5 +56,11 @@ func (w *CheckerWorker) check(ctx context.Context, id string) {
 		slog.DebugContext(ctx, "tracking check failed", "tracking_parcel_id", id, "err", err)
 	default:
 		slog.ErrorContext(ctx, "checking tracking parcel", "tracking_parcel_id", id, "err", err)
+		// Nothing was recorded (the database failed, most likely): give the
+		// parcel back so it is checked again soon, not when its lease runs out.
+		err := server.KeepTrying(ctx, server.GiveBackFor, func() error { return w.queue.Release(ctx, []string{id}) })
+		if err != nil && ctx.Err() == nil {
+			slog.WarnContext(ctx, "giving a tracking check back; it is made again when its lease runs out", "tracking_parcel_id", id, "err", err)
+		}
 	}
 }
