@@ -98,7 +98,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	retentionWorker := ports4.NewRetentionWorker(application3, cfg)
 	webhooksModule := webhooks.NewModule(httpServer3, eventHandlers2, deliveryWorker, retentionWorker)
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
-	janitor := server.NewJanitor(limiter, idempotencyStore)
+	janitor := server.NewJanitor(limiter, idempotencyStore, store)
 	v2 := workers(janitor)
 	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
 	if err != nil {

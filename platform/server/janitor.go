@@ -5,21 +5,23 @@ import (
 	"log/slog"
 	"time"
 
+	"shipd/platform/auth"
 	"shipd/platform/idempotency"
 	"shipd/platform/ratelimit"
 )
 
-// Janitor purges expired rate-limit windows and idempotency keys. Deletes are
-// idempotent, so every instance may run it.
+// Janitor purges expired rate-limit windows, idempotency keys and dashboard
+// sessions. Deletes are idempotent, so every instance may run it.
 type Janitor struct {
-	limiter *ratelimit.Limiter
-	keys    *idempotency.Store
-	every   time.Duration
+	limiter  *ratelimit.Limiter
+	keys     *idempotency.Store
+	sessions *auth.Store
+	every    time.Duration
 }
 
 // NewJanitor returns the janitor, running once a minute.
-func NewJanitor(limiter *ratelimit.Limiter, keys *idempotency.Store) *Janitor {
-	return &Janitor{limiter: limiter, keys: keys, every: time.Minute}
+func NewJanitor(limiter *ratelimit.Limiter, keys *idempotency.Store, sessions *auth.Store) *Janitor {
+	return &Janitor{limiter: limiter, keys: keys, sessions: sessions, every: time.Minute}
 }
 
 // Name names the worker.
@@ -39,6 +41,9 @@ func (j *Janitor) Run(ctx context.Context) error {
 			}
 			if err := j.keys.Purge(ctx); err != nil && ctx.Err() == nil {
 				slog.WarnContext(ctx, "purging idempotency keys", "err", err)
+			}
+			if _, err := j.sessions.PurgeSessions(ctx); err != nil && ctx.Err() == nil {
+				slog.WarnContext(ctx, "purging dashboard sessions", "err", err)
 			}
 		}
 	}
