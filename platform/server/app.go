@@ -15,6 +15,7 @@ import (
 
 	"shipd/platform/auth"
 	"shipd/platform/config"
+	"shipd/platform/dashboard"
 	"shipd/platform/httpapi"
 	"shipd/platform/idempotency"
 	"shipd/platform/messaging"
@@ -40,6 +41,7 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	a := &App{cfg: cfg, db: db, logger: logger, bus: bus, modules: modules, workers: workers}
 	router := httpapi.NewRouter()
 	addOperatorRoutes(router, db, reg)
+	dashboard.New(keys, limiter).Register(router)
 	v1 := router.PathPrefix("/v1").Subrouter()
 	// Order matters: who you are, then how often, then whether this POST
 	// was seen before. Rate-limited and unauthenticated answers are never

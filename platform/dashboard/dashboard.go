@@ -1,0 +1,198 @@
+// Package dashboard is the browser side of shipd: server-rendered pages
+// (html/template, no JavaScript) where an account's users sign in. Sessions
+// and users live in platform/auth (ADR 0024).
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"shipd/platform/auth"
+	"shipd/platform/ratelimit"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+// Cookie names: the session, and the sign-in form's own token (a form
+// posted from another site has neither, so it cannot sign anyone in).
+const (
+	sessionCookie = "shipd_session"
+	signInCookie  = "shipd_sign_in"
+)
+
+// Sign-in attempts allowed per minute for one address and for one client
+// address, whatever the outcome: enough for typos, too few to guess.
+const (
+	attemptsPerAddress = 5
+	attemptsPerClient  = 20
+)
+
+// Dashboard serves /dashboard.
+type Dashboard struct {
+	users   *auth.Store
+	limiter *ratelimit.Limiter
+	pages   map[string]*template.Template
+}
+
+// New returns the dashboard.
+func New(users *auth.Store, limiter *ratelimit.Limiter) *Dashboard {
+	d := &Dashboard{users: users, limiter: limiter, pages: map[string]*template.Template{}}
+	for _, page := range []string{"sign_in", "home"} {
+		d.pages[page] = template.Must(template.ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html"))
+	}
+	return d
+}
+
+// Register adds the dashboard's routes.
+func (d *Dashboard) Register(r *mux.Router) {
+	r.HandleFunc("/dashboard/sign-in", d.signInPage).Methods(http.MethodGet)
+	r.HandleFunc("/dashboard/sign-in", d.signIn).Methods(http.MethodPost)
+	r.Handle("/dashboard/sign-out", d.signedIn(d.signOut)).Methods(http.MethodPost)
+	r.Handle("/dashboard", d.signedIn(d.home)).Methods(http.MethodGet)
+}
+
+// view is what every page template gets.
+type view struct {
+	Title     string
+	Session   *auth.Session
+	Problem   string
+	CSRFToken string // the sign-in form's token
+	Email     string
+}
+
+func (d *Dashboard) render(w http.ResponseWriter, status int, page string, v view) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	if err := d.pages[page].ExecuteTemplate(w, "layout", v); err != nil {
+		slog.Error("rendering dashboard page", "page", page, "err", err)
+	}
+}
+
+func (d *Dashboard) signInPage(w http.ResponseWriter, r *http.Request) {
+	d.renderSignIn(w, r, http.StatusOK, "", "")
+}
+
+// renderSignIn shows the form with a fresh form token in a cookie of its own.
+func (d *Dashboard) renderSignIn(w http.ResponseWriter, r *http.Request, status int, problem, email string) {
+	token := rand.Text()
+	http.SetCookie(w, d.cookie(r, signInCookie, token, 600))
+	d.render(w, status, "sign_in", view{Title: "Sign in", Problem: problem, CSRFToken: token, Email: email})
+}
+
+func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
+	email := strings.TrimSpace(r.PostFormValue("email"))
+	if c, err := r.Cookie(signInCookie); err != nil || c.Value == "" || c.Value != r.PostFormValue("csrf_token") {
+		d.renderSignIn(w, r, http.StatusForbidden, "The form expired or came from elsewhere. Please sign in again.", email)
+		return
+	}
+	for _, limit := range []struct {
+		key string
+		n   int
+	}{{"sign-in:" + strings.ToLower(email), attemptsPerAddress}, {"sign-in-client:" + clientAddress(r), attemptsPerClient}} {
+		decision, err := d.limiter.Take(r.Context(), limit.key, limit.n)
+		if err != nil {
+			d.failed(w, r, err)
+			return
+		}
+		if !decision.Allowed {
+			d.renderSignIn(w, r, http.StatusTooManyRequests, "Too many sign-in attempts. Please wait a minute and try again.", email)
+			return
+		}
+	}
+	user, err := d.users.CheckPassword(r.Context(), email, r.PostFormValue("password"))
+	if errors.Is(err, auth.ErrWrongCredentials) {
+		d.renderSignIn(w, r, http.StatusUnauthorized, "The e-mail address or the password is wrong.", email)
+		return
+	}
+	if err != nil {
+		d.failed(w, r, err)
+		return
+	}
+	token, _, err := d.users.StartSession(r.Context(), user)
+	if err != nil {
+		d.failed(w, r, err)
+		return
+	}
+	http.SetCookie(w, d.cookie(r, signInCookie, "", -1))
+	http.SetCookie(w, d.cookie(r, sessionCookie, token, int(auth.SessionLifetime.Seconds())))
+	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
+}
+
+func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, s auth.Session) {
+	c, _ := r.Cookie(sessionCookie)
+	if err := d.users.EndSession(r.Context(), c.Value); err != nil {
+		d.failed(w, r, err)
+		return
+	}
+	http.SetCookie(w, d.cookie(r, sessionCookie, "", -1))
+	http.Redirect(w, r, "/dashboard/sign-in", http.StatusSeeOther)
+}
+
+func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, s auth.Session) {
+	d.render(w, http.StatusOK, "home", view{Title: "Account", Session: &s})
+}
+
+// signedIn runs page for a signed-in user; anyone else is sent to sign in.
+// Every POST must carry the session's form token (CSRF).
+func (d *Dashboard) signedIn(page func(http.ResponseWriter, *http.Request, auth.Session)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(sessionCookie)
+		var s auth.Session
+		if err == nil {
+			s, err = d.users.SessionOf(r.Context(), c.Value)
+		}
+		if errors.Is(err, http.ErrNoCookie) || errors.Is(err, auth.ErrNoSession) {
+			http.Redirect(w, r, "/dashboard/sign-in", http.StatusSeeOther)
+			return
+		}
+		if err != nil {
+			d.failed(w, r, err)
+			return
+		}
+		if r.Method == http.MethodPost && !s.CSRFMatches(r.PostFormValue("csrf_token")) {
+			d.render(w, http.StatusForbidden, "home", view{Title: "Forbidden", Session: &s,
+				Problem: "The form expired or came from elsewhere; nothing was changed. Please try again."})
+			return
+		}
+		page(w, r, s)
+	})
+}
+
+// cookie is HttpOnly and SameSite=Lax always, Secure when the request came
+// over TLS (a plain-HTTP local run would otherwise never get its cookie back).
+func (d *Dashboard) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: name, Value: value, Path: "/dashboard", MaxAge: maxAge, HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}
+}
+
+func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return
+	}
+	slog.ErrorContext(r.Context(), "dashboard request failed", "err", err)
+	d.render(w, http.StatusServiceUnavailable, "sign_in", view{Title: "Unavailable",
+		Problem: "The dashboard cannot answer right now. Please try again shortly."})
+}
+
+// clientAddress is the connection's IP address (a proxy in front hides the
+// client's: then every client shares the per-client limit).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,162 @@
+package dashboard_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"shipd"
+	"shipd/platform/apptest"
+	"shipd/platform/auth"
+	"shipd/platform/clock"
+)
+
+// browser is an HTTP client with cookies that does not follow redirects, so
+// the test sees each answer.
+type browser struct {
+	t    *testing.T
+	base string
+	http *http.Client
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, base: base, http: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browser) do(method, path string, form url.Values) (int, string, *http.Response) {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, b.base+path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := b.http.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	page, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(page), res
+}
+
+var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+func csrf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no form token on the page:\n%s", page)
+	}
+	return m[1]
+}
+
+func TestSignInAndOut(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp)
+	if _, err := auth.NewStore(env.DB, clock.Real{}).CreateUser(context.Background(),
+		auth.NewUserRequest{AccountName: "acme", Email: "jana@example.com", Password: "long enough password"}); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, env.URL())
+
+	if status, _, res := b.do(http.MethodGet, "/dashboard", nil); status != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/sign-in" {
+		t.Fatalf("signed out: %d to %q, want the sign-in page", status, res.Header.Get("Location"))
+	}
+	status, page, res := b.do(http.MethodGet, "/dashboard/sign-in", nil)
+	if status != http.StatusOK || !strings.Contains(page, `type="password"`) {
+		t.Fatalf("sign-in page: %d", status)
+	}
+	if h := res.Header.Get("Content-Security-Policy"); !strings.Contains(h, "default-src 'none'") {
+		t.Errorf("CSP %q", h)
+	}
+	token := csrf(t, page)
+
+	// A form posted from elsewhere has no token: nothing happens.
+	if status, page, _ := b.do(http.MethodPost, "/dashboard/sign-in", url.Values{"email": {"jana@example.com"}, "password": {"long enough password"}}); status != http.StatusForbidden || !strings.Contains(page, "came from elsewhere") {
+		t.Errorf("without the form token: %d", status)
+	}
+	status, page, _ = b.do(http.MethodGet, "/dashboard/sign-in", nil)
+	token = csrf(t, page)
+	if status, page, _ := b.do(http.MethodPost, "/dashboard/sign-in", url.Values{"csrf_token": {token}, "email": {"jana@example.com"}, "password": {"wrong password!!"}}); status != http.StatusUnauthorized || !strings.Contains(page, "The e-mail address or the password is wrong.") {
+		t.Errorf("wrong password: %d", status)
+	}
+
+	_, page, _ = b.do(http.MethodGet, "/dashboard/sign-in", nil)
+	status, _, res = b.do(http.MethodPost, "/dashboard/sign-in", url.Values{"csrf_token": {csrf(t, page)}, "email": {"Jana@Example.com"}, "password": {"long enough password"}})
+	if status != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard" {
+		t.Fatalf("sign-in: %d to %q", status, res.Header.Get("Location"))
+	}
+	var session *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == "shipd_session" {
+			session = c
+		}
+	}
+	if session == nil || !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Path != "/dashboard" || session.Secure {
+		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Lax, /dashboard, not Secure over plain HTTP", session)
+	}
+	status, page, _ = b.do(http.MethodGet, "/dashboard", nil)
+	if status != http.StatusOK || !strings.Contains(page, "jana@example.com") || !strings.Contains(page, "Account acme") {
+		t.Fatalf("signed in: %d\n%s", status, page)
+	}
+
+	if status, _, _ := b.do(http.MethodPost, "/dashboard/sign-out", url.Values{"csrf_token": {"forged"}}); status != http.StatusForbidden {
+		t.Errorf("sign-out with a forged token: %d, want 403", status)
+	}
+	if status, _, _ := b.do(http.MethodGet, "/dashboard", nil); status != http.StatusOK {
+		t.Errorf("still signed in after the forged sign-out: %d", status)
+	}
+	if status, _, _ := b.do(http.MethodPost, "/dashboard/sign-out", url.Values{"csrf_token": {csrf(t, page)}}); status != http.StatusSeeOther {
+		t.Errorf("sign-out: %d", status)
+	}
+	var sessions int
+	if err := env.DB.Get(&sessions, `SELECT count(*) FROM platform.sessions`); err != nil || sessions != 0 {
+		t.Errorf("%d sessions left after signing out (%v)", sessions, err)
+	}
+	// The old cookie, replayed, signs nobody in.
+	replay := newBrowser(t, env.URL())
+	u, _ := url.Parse(env.URL() + "/dashboard")
+	replay.http.Jar.SetCookies(u, []*http.Cookie{{Name: "shipd_session", Value: session.Value, Path: "/dashboard"}})
+	if status, _, _ := replay.do(http.MethodGet, "/dashboard", nil); status != http.StatusSeeOther {
+		t.Errorf("replayed session after sign-out: %d, want the sign-in page", status)
+	}
+}
+
+// Five attempts a minute per address, right or wrong; then 429, even with
+// the right password.
+func TestSignInAttemptsAreLimited(t *testing.T) {
+	// A clock that does not move: the attempts all fall in one minute.
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clock.NewManual(time.Date(2026, 11, 21, 9, 0, 30, 0, time.UTC))))
+	if _, err := auth.NewStore(env.DB, clock.Real{}).CreateUser(context.Background(),
+		auth.NewUserRequest{AccountName: "acme", Email: "jana@example.com", Password: "long enough password"}); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, env.URL())
+	attempt := func(password string) int {
+		_, page, _ := b.do(http.MethodGet, "/dashboard/sign-in", nil)
+		status, _, _ := b.do(http.MethodPost, "/dashboard/sign-in", url.Values{"csrf_token": {csrf(t, page)}, "email": {"jana@example.com"}, "password": {password}})
+		return status
+	}
+	for i := range 5 {
+		if status := attempt("guess number " + string(rune('a'+i))); status != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d, want 401", i+1, status)
+		}
+	}
+	if status := attempt("long enough password"); status != http.StatusTooManyRequests {
+		t.Errorf("sixth attempt: %d, want 429", status)
+	}
+	var sessions int
+	if err := env.DB.Get(&sessions, `SELECT count(*) FROM platform.sessions`); err != nil || sessions != 0 {
+		t.Errorf("%d sessions started past the limit", sessions)
+	}
+}
