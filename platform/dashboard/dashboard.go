@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -98,6 +99,13 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		d.renderSignIn(w, r, http.StatusForbidden, "The form expired or came from elsewhere. Please sign in again.", email)
 		return
 	}
+	password := r.PostFormValue("password")
+	if !storableText(email, 254) || !storableText(password, 4*auth.MaxPasswordLength) {
+		// No user has such an address or password, and PostgreSQL could not
+		// even be asked about them (NUL, bytes that are not UTF-8).
+		d.renderSignIn(w, r, http.StatusUnauthorized, "The e-mail address or the password is wrong.", "")
+		return
+	}
 	for _, limit := range []struct {
 		key string
 		n   int
@@ -112,7 +120,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	user, err := d.users.CheckPassword(r.Context(), email, r.PostFormValue("password"))
+	user, err := d.users.CheckPassword(r.Context(), email, password)
 	if errors.Is(err, auth.ErrWrongCredentials) {
 		d.renderSignIn(w, r, http.StatusUnauthorized, "The e-mail address or the password is wrong.", email)
 		return
@@ -185,6 +193,11 @@ func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, err error) {
 	slog.ErrorContext(r.Context(), "dashboard request failed", "err", err)
 	d.render(w, http.StatusServiceUnavailable, "sign_in", view{Title: "Unavailable",
 		Problem: "The dashboard cannot answer right now. Please try again shortly."})
+}
+
+// storableText is UTF-8 without NUL, at most max bytes.
+func storableText(s string, max int) bool {
+	return len(s) <= max && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 // clientAddress is the connection's IP address (a proxy in front hides the
