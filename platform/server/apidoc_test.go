@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,20 @@ import (
 	"shipd/platform/config"
 	"shipd/platform/server"
 )
+
+type delivery struct {
+	header http.Header
+	body   []byte
+}
+
+func eventTypes(doc *openapi3.T) []string {
+	var out []string
+	for name := range doc.Webhooks {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // startKeepingApp starts the app as apptest does and keeps the *server.App.
 func startKeepingApp(t *testing.T) (*apptest.Env, *server.App) {
@@ -91,6 +106,7 @@ func TestOpenAPIDocumentServedWithoutKey(t *testing.T) {
 
 // A few real answers match their schemas in the document.
 func TestRealAnswersMatchTheDocument(t *testing.T) {
+	openapi3filter.RegisterBodyDecoder("application/pdf", openapi3filter.FileBodyDecoder)
 	env, _ := startKeepingApp(t)
 	doc := loadDocument(t)
 	key := env.NewKey("acme")
@@ -114,6 +130,20 @@ func TestRealAnswersMatchTheDocument(t *testing.T) {
 		}
 		return res
 	}
+
+	var mu sync.Mutex
+	var deliveries []delivery
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		deliveries = append(deliveries, delivery{r.Header.Clone(), body})
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+	sub := check(apptest.Request{Method: http.MethodPost, Path: "/v1/webhook-subscriptions", Key: key,
+		Body: map[string]any{"name": "all", "url": receiver.URL, "events": eventTypes(doc)}}, "/webhook-subscriptions")
+	subID, _ := sub.JSON(t)["data"].(map[string]any)["id"].(string)
 
 	created := check(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key, Body: channel("Main")}, "/shipping-channels")
 	id, _ := created.Data(t)["id"].(string)
@@ -141,10 +171,69 @@ func TestRealAnswersMatchTheDocument(t *testing.T) {
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID, Key: key}, "/shipments/{id}")
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID + "/label", Key: key}, "/shipments/{id}/label")
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments?page=1&per_page=5", Key: key}, "/shipments")
-	check(apptest.Request{Method: http.MethodGet, Path: "/v1/tracking-parcels", Key: key}, "/tracking-parcels")
+	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID + "/label?download=true", Key: key}, "/shipments/{id}/label")
+	booked := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID, Key: key}).Data(t)
+	number, _ := booked["parcels"].([]any)[0].(map[string]any)["tracking_number"].(string)
+	check(apptest.Request{Method: http.MethodPost, Path: "/v1/tracking-parcels", Key: key,
+		Body: map[string]any{"tracking_number": number, "shipping_channel_id": active, "recipient_name": "Jana"}}, "/tracking-parcels")
+	apptest.Eventually(t, 15*time.Second, "the tracking parcel listed", func() bool {
+		items, _ := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/tracking-parcels", Key: key}).JSON(t)["data"].([]any)
+		return len(items) > 0
+	})
+	list := check(apptest.Request{Method: http.MethodGet, Path: "/v1/tracking-parcels", Key: key}, "/tracking-parcels")
+	if items, _ := list.JSON(t)["data"].([]any); len(items) > 0 {
+		parcelID, _ := items[0].(map[string]any)["id"].(string)
+		check(apptest.Request{Method: http.MethodGet, Path: "/v1/tracking-parcels/" + parcelID, Key: key}, "/tracking-parcels/{id}")
+		check(apptest.Request{Method: http.MethodPost, Path: "/v1/tracking-parcels/" + parcelID + "/refresh", Key: key}, "/tracking-parcels/{id}/refresh")
+		check(apptest.Request{Method: http.MethodPatch, Path: "/v1/tracking-parcels/" + parcelID, Key: key, Body: map[string]any{"status": "delivered"}}, "/tracking-parcels/{id}")
+		check(apptest.Request{Method: http.MethodDelete, Path: "/v1/tracking-parcels/" + parcelID, Key: key}, "/tracking-parcels/{id}")
+	} else {
+		t.Error("no tracking parcel")
+	}
+	check(apptest.Request{Method: http.MethodPatch, Path: "/v1/shipments/" + shipmentID, Key: key, Body: map[string]any{"reference_number": "ORDER-1B"}}, "/shipments/{id}")
+	check(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments/" + shipmentID + "/cancel", Key: key}, "/shipments/{id}/cancel")
+	check(apptest.Request{Method: http.MethodDelete, Path: "/v1/shipments/" + shipmentID, Key: key}, "/shipments/{id}")
+	check(apptest.Request{Method: http.MethodPatch, Path: "/v1/shipping-channels/" + id, Key: key, Body: map[string]any{"description": "d"}}, "/shipping-channels/{id}")
+	check(apptest.Request{Method: http.MethodDelete, Path: "/v1/shipping-channels/" + id, Key: key}, "/shipping-channels/{id}")
 
-	check(apptest.Request{Method: http.MethodPost, Path: "/v1/webhook-subscriptions", Key: key,
-		Body: map[string]any{"name": "n", "url": "https://hooks.example.com/shipd", "events": []string{"shipment.created"}}}, "/webhook-subscriptions")
+	apptest.Eventually(t, 20*time.Second, "deliveries of several event types", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(deliveries) >= 6
+	})
+	logs := check(apptest.Request{Method: http.MethodGet, Path: "/v1/webhook-subscriptions/" + subID + "/logs", Key: key}, "/webhook-subscriptions/{id}/logs")
+	if items, _ := logs.JSON(t)["data"].([]any); len(items) > 0 {
+		logID, _ := items[0].(map[string]any)["id"].(string)
+		check(apptest.Request{Method: http.MethodGet, Path: "/v1/webhook-subscriptions/" + subID + "/logs/" + logID, Key: key}, "/webhook-subscriptions/{id}/logs/{log_id}")
+	}
+	check(apptest.Request{Method: http.MethodGet, Path: "/v1/webhook-subscriptions/" + subID, Key: key}, "/webhook-subscriptions/{id}")
+	check(apptest.Request{Method: http.MethodPut, Path: "/v1/webhook-subscriptions/" + subID, Key: key, Body: map[string]any{"url": "not a url"}}, "/webhook-subscriptions/{id}")
+	mu.Lock()
+	defer mu.Unlock()
+	seen := map[string]bool{}
+	for _, d := range deliveries {
+		eventType := d.header.Get("X-Service-Event")
+		seen[eventType] = true
+		item := doc.Webhooks[eventType]
+		if item == nil || item.Post == nil {
+			t.Errorf("delivery of %q: not in the document's webhooks", eventType)
+			continue
+		}
+		for _, p := range item.Post.Parameters {
+			if p.Value.In == "header" && p.Value.Required && d.header.Get(p.Value.Name) == "" {
+				t.Errorf("delivery of %s: no %s header", eventType, p.Value.Name)
+			}
+		}
+		var v any
+		if err := json.Unmarshal(d.body, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := item.Post.RequestBody.Value.Content.Get("application/json").Schema.Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+			t.Errorf("delivery of %s does not match its schema: %v\n%s", eventType, err, d.body)
+		}
+	}
+	t.Logf("deliveries checked: %d, event types %v", len(deliveries), seen)
+
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/webhook-subscriptions", Key: key}, "/webhook-subscriptions")
 
 	// Error answers.
