@@ -1,18 +1,22 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/gorilla/mux"
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"shipd/platform/apidoc"
 	"shipd/platform/auth"
 	"shipd/platform/config"
 	"shipd/platform/dashboard"
@@ -33,6 +37,7 @@ type App struct {
 	modules []Module
 	workers []Worker
 	handler http.Handler
+	router  *mux.Router
 }
 
 // NewApp assembles routes, middleware, handlers and workers.
@@ -40,8 +45,11 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	limiter *ratelimit.Limiter, idem *idempotency.Store, modules []Module, workers []Worker, reg *prometheus.Registry) (*App, error) {
 	a := &App{cfg: cfg, db: db, logger: logger, bus: bus, modules: modules, workers: workers}
 	router := httpapi.NewRouter()
+	a.router = router
 	addOperatorRoutes(router, db, reg)
 	dashboard.New(keys, limiter).Register(router)
+	// Public documentation: before the /v1 subrouter, so no API key.
+	router.Handle("/v1/openapi.json", apidoc.Handler()).Methods(http.MethodGet)
 	v1 := router.PathPrefix("/v1").Subrouter()
 	// Order matters: who you are, then how often, then whether this POST
 	// was seen before. Rate-limited and unauthenticated answers are never
@@ -68,6 +76,31 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	requests := metrics.NewHTTPRequests(reg)
 	a.handler = httpapi.WithRequestID(httpapi.WithAccessLog(logger, requests.Observe)(httpapi.WithRecovery(httpapi.WithBodyLimit(router))))
 	return a, nil
+}
+
+// Route is one method and path template the router serves.
+type Route struct{ Method, Path string }
+
+// Routes lists every method and path template the router serves, operator
+// endpoints included, sorted.
+func (a *App) Routes() []Route {
+	var out []Route
+	_ = a.router.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		path, err := route.GetPathTemplate()
+		if err != nil {
+			return nil
+		}
+		methods, err := route.GetMethods()
+		if err != nil {
+			return nil // a subrouter prefix, or a route taking every method
+		}
+		for _, m := range methods {
+			out = append(out, Route{Method: m, Path: path})
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(x, y Route) int { return cmp.Or(cmp.Compare(x.Path, y.Path), cmp.Compare(x.Method, y.Method)) })
+	return out
 }
 
 // Handler is the whole HTTP API.

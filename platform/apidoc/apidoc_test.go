@@ -1,0 +1,80 @@
+package apidoc_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"shipd/platform/apidoc"
+)
+
+func load(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(apidoc.Document())
+	if err != nil {
+		t.Fatalf("loading the document: %v", err)
+	}
+	return doc
+}
+
+func TestDocumentIsValidOpenAPI31(t *testing.T) {
+	doc := load(t)
+	if !strings.HasPrefix(doc.OpenAPI, "3.1.") {
+		t.Errorf("openapi = %q, want 3.1.x", doc.OpenAPI)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("the document is not valid: %v", err)
+	}
+	if len(doc.Webhooks) == 0 {
+		t.Error("no webhooks")
+	}
+}
+
+// Every operation has an id, a summary, one tag and its error answers; every
+// one but the document itself needs a key and names its permission.
+func TestEveryOperationIsDescribed(t *testing.T) {
+	doc := load(t)
+	ids := map[string]bool{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			name := method + " " + path
+			if op.OperationID == "" || ids[op.OperationID] {
+				t.Errorf("%s: operationId %q missing or repeated", name, op.OperationID)
+			}
+			ids[op.OperationID] = true
+			if op.Summary == "" || len(op.Tags) != 1 {
+				t.Errorf("%s: summary %q, tags %v", name, op.Summary, op.Tags)
+			}
+			if path == "/openapi.json" {
+				if op.Security == nil || len(*op.Security) != 0 {
+					t.Errorf("%s must need no key", name)
+				}
+				continue
+			}
+			if op.Security == nil || len(*op.Security) != 1 || len((*op.Security)[0]["bearerAuth"]) != 1 {
+				t.Errorf("%s: security %v, want bearerAuth with one permission", name, op.Security)
+			}
+			for _, code := range []int{400, 401, 403, 429, 500, 503} {
+				if op.Responses.Status(code) == nil {
+					t.Errorf("%s: no %d answer", name, code)
+				}
+			}
+			if method == http.MethodPost && op.Parameters.GetByInAndName("header", "Idempotency-Key") == nil {
+				t.Errorf("%s: no Idempotency-Key header", name)
+			}
+		}
+	}
+}
+
+func TestHandlerServesTheDocument(t *testing.T) {
+	rec := httptest.NewRecorder()
+	apidoc.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil))
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" || !bytes.Equal(rec.Body.Bytes(), apidoc.Document()) {
+		t.Errorf("answer %d %q, %d bytes", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len())
+	}
+}
