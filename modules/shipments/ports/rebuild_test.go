@@ -28,7 +28,7 @@ import (
 // saw each shipment, and a rebuild follows creation order (ADR 0022).
 func awaitListed(t *testing.T, env *apptest.Env, key, id string) {
 	t.Helper()
-	apptest.Eventually(t, 10*time.Second, id+" in the list", func() bool {
+	apptest.Eventually(t, 60*time.Second, id+" in the list", func() bool {
 		return bytes.Contains(env.Do(apptest.Request{Method: http.MethodGet, Path: shipmentsPath + "?per_page=100", Key: key}).Body, []byte(id))
 	})
 }
@@ -101,7 +101,7 @@ func TestRebuiltShipmentListAnswersAsBeforeCorruption(t *testing.T) {
 	}
 	// The live projection goes on writing into the swapped tables.
 	do(http.MethodPatch, shipmentsPath+"/"+ids[6], map[string]any{"reference_number": "SHOP-7-AFTER"}, http.StatusOK)
-	apptest.Eventually(t, 5*time.Second, "an edit after the rebuild in the list", func() bool {
+	apptest.Eventually(t, 60*time.Second, "an edit after the rebuild in the list", func() bool {
 		return strings.Contains(env.Answers(key, shipmentsPath+"?search=SHOP-7-AFTER"), `"total":1`)
 	})
 }
@@ -194,7 +194,7 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 		t.Errorf("report %+v: want the %d seeded events replayed and the writes during the rebuild caught up", report, events)
 	}
 	want += len(written)
-	apptest.Eventually(t, 10*time.Second, fmt.Sprintf("all %d shipments, the %d written during the rebuild too, in the list", want, len(written)), func() bool {
+	apptest.Eventually(t, 60*time.Second, fmt.Sprintf("all %d shipments, the %d written during the rebuild too, in the list", want, len(written)), func() bool {
 		return strings.Contains(env.Answers(key, shipmentsPath+"?per_page=1"), fmt.Sprintf(`"total":%d`, want))
 	})
 	for _, ref := range written {
