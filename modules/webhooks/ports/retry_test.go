@@ -118,6 +118,9 @@ func TestPauseAndDeleteCancelRetries(t *testing.T) {
 	if !strings.Contains(string(got[2].Body), `"Third"`) || got[2].Header.Get("X-Service-Event") != "shipping_channel.created" {
 		t.Fatalf("after resuming: %s", got[2].Body)
 	}
+	// The attempt is logged before the clock moves: a jump past its lease
+	// while it is still being recorded would make it again (at least once).
+	awaitLogs(t, env, key, paused["id"].(string), 2)
 	clk.Advance(5 * time.Minute) // the Third delivery's own retry
 	rc.await(t, 4)
 	rc.quiet(t, 4)
