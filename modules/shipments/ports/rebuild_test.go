@@ -211,8 +211,17 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 			_ = env.DB.Get(&counted, `SELECT coalesce(sum(n),0) FROM shipments.shipment_counts`)
 			var stored int
 			_ = env.DB.Get(&stored, `SELECT count(*) FROM shipments.shipments`)
-			t.Fatalf("not within 60 s: all %d shipments in the list; list rows %d, counted %d, stored %d; created during the rebuild and not listed: %v",
-				want, rows, counted, stored, missing)
+			var errorLines []string
+			for _, line := range strings.Split(env.Logs.String(), "\n") {
+				if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
+					errorLines = append(errorLines, line)
+				}
+			}
+			if len(errorLines) > 20 {
+				errorLines = append(errorLines[:10], errorLines[len(errorLines)-10:]...)
+			}
+			t.Fatalf("not within 60 s: all %d shipments in the list; list rows %d, counted %d, stored %d; created during the rebuild and not listed: %v\nwarnings and errors logged (first and last 10):\n%s",
+				want, rows, counted, stored, missing, strings.Join(errorLines, "\n"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
