@@ -106,3 +106,17 @@ func Quiet() Option {
 		c.WebhookConcurrency = 1
 	})
 }
+
+// CheckWrites sends body as it comes to POST collection and to PUT and
+// PATCH of collection/id, and checks each answer (CheckAnswer): the body
+// fuzz test of every module's writes.
+func (e *Env) CheckWrites(t testing.TB, key, collection, id, body string) {
+	t.Helper()
+	for _, req := range []Request{
+		{Method: http.MethodPost, Path: collection, Key: key, Body: body},
+		{Method: http.MethodPut, Path: collection + "/" + id, Key: key, Body: body},
+		{Method: http.MethodPatch, Path: collection + "/" + id, Key: key, Body: body},
+	} {
+		CheckAnswer(t, req.Method+" "+req.Path, e.Send(t, req))
+	}
+}

@@ -13,11 +13,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
 	"shipd/platform/auth"
+	"shipd/platform/httpapi"
 	"shipd/platform/ratelimit"
 )
 
@@ -100,7 +100,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	password := r.PostFormValue("password")
-	if !storableText(email, 254) || !storableText(password, 4*auth.MaxPasswordLength) {
+	if len(email) > 254 || len(password) > 4*auth.MaxPasswordLength || !httpapi.StorableText(email) || !httpapi.StorableText(password) {
 		// No user has such an address or password, and PostgreSQL could not
 		// even be asked about them (NUL, bytes that are not UTF-8).
 		d.renderSignIn(w, r, http.StatusUnauthorized, "The e-mail address or the password is wrong.", "")
@@ -193,11 +193,6 @@ func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, err error) {
 	slog.ErrorContext(r.Context(), "dashboard request failed", "err", err)
 	d.render(w, http.StatusServiceUnavailable, "sign_in", view{Title: "Unavailable",
 		Problem: "The dashboard cannot answer right now. Please try again shortly."})
-}
-
-// storableText is UTF-8 without NUL, at most max bytes.
-func storableText(s string, max int) bool {
-	return len(s) <= max && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 // clientAddress is the connection's IP address (a proxy in front hides the

@@ -117,11 +117,15 @@ func BaseURL(r *http.Request, configured string) string {
 // nothing and would fail the query, so it adds a field error to errs.
 func TextParam(q url.Values, name string, errs fault.FieldErrors) string {
 	v := q.Get(name)
-	if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+	if !StorableText(v) {
 		errs.Add(name, "must be UTF-8 text without NUL characters")
 	}
 	return v
 }
+
+// StorableText reports whether PostgreSQL can hold s as text: UTF-8 and
+// without NUL. Any other text would fail the query it is sent in.
+func StorableText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 // PageParams reads page and per_page like ParsePage, adding their problems
 // to errs so a list handler reports them with its filters' problems.

@@ -11,22 +11,14 @@ import (
 // HTTPRequests counts and times the API's requests by method, route
 // template and status: the template, never the path, so ids do not make a
 // series per resource.
-type HTTPRequests struct {
-	count    *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-}
+type HTTPRequests struct{ timedCalls }
 
 // NewHTTPRequests registers the request metrics on reg.
 func NewHTTPRequests(reg prometheus.Registerer) *HTTPRequests {
-	h := &HTTPRequests{
-		count: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "http_requests_total",
-			Help: "HTTP requests answered, by method, route template and status."}, []string{"method", "route", "status"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "http_request_duration_seconds",
-			Help: "Time to answer HTTP requests, by method, route template and status.", Buckets: latencyBuckets},
-			[]string{"method", "route", "status"}),
-	}
-	reg.MustRegister(h.count, h.duration)
-	return h
+	labels := []string{"method", "route", "status"}
+	return &HTTPRequests{newTimedCalls(reg,
+		callMetric{"http_requests_total", "HTTP requests answered, by method, route template and status.", labels},
+		callMetric{"http_request_duration_seconds", "Time to answer HTTP requests, by method, route template and status.", labels})}
 }
 
 // Observe records one answered request; it is an httpapi.RequestObserver.

@@ -35,3 +35,28 @@ func Handler(reg *prometheus.Registry) http.Handler {
 
 // latencyBuckets suit calls from 1 ms to a 30 s carrier timeout.
 var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+
+// timedCalls is a counter of calls and a histogram of their durations, the
+// pair every kind of call shipd reports (requests, carrier calls, webhook
+// attempts). The histogram may leave out some of the counter's labels.
+type timedCalls struct {
+	count    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// callMetric names one of the pair, its help text and labels.
+type callMetric struct {
+	name, help string
+	labels     []string
+}
+
+// newTimedCalls registers the counter and the histogram on reg.
+func newTimedCalls(reg prometheus.Registerer, count, duration callMetric) timedCalls {
+	c := timedCalls{
+		count: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: count.name, Help: count.help}, count.labels),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: duration.name,
+			Help: duration.help, Buckets: latencyBuckets}, duration.labels),
+	}
+	reg.MustRegister(c.count, c.duration)
+	return c
+}

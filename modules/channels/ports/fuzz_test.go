@@ -107,15 +107,7 @@ func FuzzChannelBodies(f *testing.F) {
 	for _, b := range bodySeeds {
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, body string) {
-		for _, req := range []apptest.Request{
-			{Method: http.MethodPost, Path: channelsPath, Key: key, Body: body},
-			{Method: http.MethodPut, Path: channelsPath + "/" + id, Key: key, Body: body},
-			{Method: http.MethodPatch, Path: channelsPath + "/" + id, Key: key, Body: body},
-		} {
-			apptest.CheckAnswer(t, req.Method+" "+req.Path, env.Send(t, req))
-		}
-	})
+	f.Fuzz(func(t *testing.T, body string) { env.CheckWrites(t, key, channelsPath, id, body) })
 }
 
 // FuzzChannelQueries sends any query string to the channel list and any

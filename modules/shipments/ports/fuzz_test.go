@@ -185,15 +185,7 @@ func FuzzShipmentBodies(f *testing.F) {
 	for _, b := range bodySeeds(channel) {
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, body string) {
-		for _, req := range []apptest.Request{
-			{Method: http.MethodPost, Path: shipmentsPath, Key: key, Body: body},
-			{Method: http.MethodPut, Path: shipmentsPath + "/" + shipment, Key: key, Body: body},
-			{Method: http.MethodPatch, Path: shipmentsPath + "/" + shipment, Key: key, Body: body},
-		} {
-			apptest.CheckAnswer(t, req.Method+" "+req.Path, env.Send(t, req))
-		}
-	})
+	f.Fuzz(func(t *testing.T, body string) { env.CheckWrites(t, key, shipmentsPath, shipment, body) })
 }
 
 // FuzzShipmentQueries sends any query string to the shipment list and to

@@ -220,8 +220,13 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 			if len(errorLines) > 20 {
 				errorLines = append(errorLines[:10], errorLines[len(errorLines)-10:]...)
 			}
-			t.Fatalf("not within 60 s: all %d shipments in the list; list rows %d, counted %d, stored %d; created during the rebuild and not listed: %v\nwarnings and errors logged (first and last 10):\n%s",
-				want, rows, counted, stored, missing, strings.Join(errorLines, "\n"))
+			// Event delivery waits below the oldest open transaction of the
+			// whole cluster: name the oldest ones (other tests' included).
+			var open []string
+			_ = env.DB.Select(&open, `SELECT format('%s %s pid %s open %s: %s', datname, state, pid, now() - xact_start, left(query, 120))
+				FROM pg_stat_activity WHERE backend_xid IS NOT NULL OR backend_xmin IS NOT NULL ORDER BY xact_start LIMIT 5`)
+			t.Fatalf("not within 60 s: all %d shipments in the list; list rows %d, counted %d, stored %d; created during the rebuild and not listed: %v\nwarnings and errors logged (first and last 10):\n%s\noldest open transactions:\n%s",
+				want, rows, counted, stored, missing, strings.Join(errorLines, "\n"), strings.Join(open, "\n"))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

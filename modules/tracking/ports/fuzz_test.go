@@ -133,15 +133,7 @@ func FuzzTrackingParcelBodies(f *testing.F) {
 	for _, b := range bodySeeds(channel) {
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, body string) {
-		for _, req := range []apptest.Request{
-			{Method: http.MethodPost, Path: parcelsPath, Key: key, Body: body},
-			{Method: http.MethodPut, Path: parcelsPath + "/" + parcel, Key: key, Body: body},
-			{Method: http.MethodPatch, Path: parcelsPath + "/" + parcel, Key: key, Body: body},
-		} {
-			apptest.CheckAnswer(t, req.Method+" "+req.Path, env.Send(t, req))
-		}
-	})
+	f.Fuzz(func(t *testing.T, body string) { env.CheckWrites(t, key, parcelsPath, parcel, body) })
 }
 
 // FuzzTrackingParcelQueries sends any query string to the tracking parcel
