@@ -94,8 +94,12 @@ func ReadStored(ctx context.Context, q sqlx.QueryerContext, topics []string, w W
 			ORDER BY transaction_id, "offset" LIMIT %s)`,
 			i, schemaAdapter.MessagesTable(topic), arg(strconv.FormatUint(p.txID, 10)), arg(p.offset), window, n)
 	}
-	query := `SELECT topic, "offset", transaction_id::text, uuid, payload FROM (` + strings.Join(branches, " UNION ALL ") +
-		`) m ORDER BY transaction_id, topic, "offset" LIMIT ` + n
+	// ORDER BY names m's columns: a bare transaction_id would be the output
+	// column transaction_id::text, sorting "100000" before "99999", and the
+	// cursor would skip what the LIMIT cut off (it lost events once the
+	// cluster's transaction ids grew a digit).
+	query := `SELECT m.topic, m."offset", m.transaction_id::text, m.uuid, m.payload FROM (` + strings.Join(branches, " UNION ALL ") +
+		`) m ORDER BY m.transaction_id, m.topic, m."offset" LIMIT ` + n
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, cur, fmt.Errorf("reading stored messages: %w", err)

@@ -3,6 +3,7 @@ package messaging_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -58,6 +59,38 @@ func TestStoredMessagesAreReadBackInCommitOrderAndByWindow(t *testing.T) {
 	for w, want := range map[messaging.Window]int64{{}: 8, {Upto: horizon}: 6, {After: horizon}: 2} {
 		if n, err := messaging.CountStored(ctx, e.db, topics, w); err != nil || n != want {
 			t.Errorf("CountStored(%+v) = %d, %v; want %d", w, n, err, want)
+		}
+	}
+}
+
+// Transaction ids are compared as numbers, also where they differ in their
+// number of digits: sorted as text, 100000 came before 99999 and reading in
+// batches skipped messages (a rebuild under a long test run lost events).
+func TestStoredMessagesAreReadInNumericTransactionOrder(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	if err := messaging.InitializeTopics(ctx, e.db, []string{"test.other"}); err != nil {
+		t.Fatal(err)
+	}
+	topics := []string{"test.happened", "test.other"}
+	// Written out of order, with the transaction ids given, as a cluster
+	// whose ids crossed 100000 and 1000000 would have stored them.
+	for _, m := range []struct {
+		topic string
+		txID  string
+		n     int
+	}{
+		{"test.other", "1000000", 6}, {"test.happened", "100001", 5}, {"test.other", "100000", 4},
+		{"test.happened", "99999", 3}, {"test.other", "99998", 2}, {"test.other", "9999", 1},
+	} {
+		if _, err := e.db.ExecContext(ctx, `INSERT INTO "watermill_`+m.topic+`" (uuid, payload, metadata, transaction_id)
+			VALUES (gen_random_uuid()::text, $1, '{}', $2::xid8)`, fmt.Sprintf(`{"N":%d}`, m.n), m.txID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, limit := range []int{1, 2, 3, 100} {
+		if got := readAll(t, e.db, topics, messaging.Window{}, limit); !slices.Equal(got, []int{1, 2, 3, 4, 5, 6}) {
+			t.Errorf("read %d at a time: %v, want [1 2 3 4 5 6]", limit, got)
 		}
 	}
 }
