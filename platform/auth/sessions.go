@@ -20,6 +20,17 @@ type Session struct {
 	User      UserInfo
 	CSRFToken string // every form of the session carries it back
 	ExpiresAt time.Time
+
+	plan      Plan
+	rateLimit *int
+}
+
+// Principal is who the session's user acts as in the API: the account, with
+// every permission and the account's rate limit, so the dashboard sees and
+// may do what the account's own keys can.
+func (s Session) Principal() Principal {
+	return Principal{AccountID: s.User.AccountID, KeyID: "dashboard:" + s.User.ID, Plan: s.plan,
+		RateLimit: s.plan.RequestsPerMinute(s.rateLimit), Permissions: AllPermissions}
 }
 
 // ErrNoSession is a session token that is unknown, ended or expired.
@@ -48,8 +59,10 @@ func (s *Store) SessionOf(ctx context.Context, token string) (Session, error) {
 		UserInfo
 		CSRF      string    `db:"csrf_token"`
 		ExpiresAt time.Time `db:"expires_at"`
+		Plan      Plan      `db:"plan"`
+		RateLimit *int      `db:"rate_limit"`
 	}
-	err := s.db.GetContext(ctx, &row, `SELECT u.id, u.account_id, a.name AS account_name, u.email, u.created_at, s.csrf_token, s.expires_at
+	err := s.db.GetContext(ctx, &row, `SELECT u.id, u.account_id, a.name AS account_name, u.email, u.created_at, s.csrf_token, s.expires_at, a.plan, a.rate_limit
 		FROM platform.sessions s JOIN platform.users u ON u.id = s.user_id JOIN platform.accounts a ON a.id = u.account_id
 		WHERE s.token_hash = $1 AND s.expires_at > $2`, sessionHash(token), s.clock.Now())
 	if errors.Is(err, sql.ErrNoRows) {
@@ -58,7 +71,7 @@ func (s *Store) SessionOf(ctx context.Context, token string) (Session, error) {
 	if err != nil {
 		return Session{}, fmt.Errorf("reading session: %w", err)
 	}
-	return Session{User: row.UserInfo, CSRFToken: row.CSRF, ExpiresAt: row.ExpiresAt}, nil
+	return Session{User: row.UserInfo, CSRFToken: row.CSRF, ExpiresAt: row.ExpiresAt, plan: row.Plan, rateLimit: row.RateLimit}, nil
 }
 
 // EndSession signs the session's user out; an unknown token is no error.

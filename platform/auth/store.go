@@ -118,14 +118,32 @@ func (s *Store) ListKeys(ctx context.Context, accountName string) ([]KeyInfo, er
 	return keys, err
 }
 
+// ErrNoActiveKey is a key to revoke that does not exist, is revoked
+// already, or belongs to another account.
+var ErrNoActiveKey = errors.New("no such active key")
+
 // RevokeKey makes a key unusable from now on.
 func (s *Store) RevokeKey(ctx context.Context, keyID string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE platform.api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, keyID, s.clock.Now())
+	return s.revoke(ctx, keyID, "")
+}
+
+// RevokeAccountKey revokes a key of accountID only: the dashboard's revoke,
+// where the key id comes from a form.
+func (s *Store) RevokeAccountKey(ctx context.Context, accountID, keyID string) error {
+	if accountID == "" {
+		return ErrNoActiveKey
+	}
+	return s.revoke(ctx, keyID, accountID)
+}
+
+func (s *Store) revoke(ctx context.Context, keyID, accountID string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE platform.api_keys SET revoked_at = $2
+		WHERE id = $1 AND revoked_at IS NULL AND ($3 = '' OR account_id = $3)`, keyID, s.clock.Now(), accountID)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("no active key %s", keyID)
+		return fmt.Errorf("%w: %s", ErrNoActiveKey, keyID)
 	}
 	s.cache.clear()
 	return nil

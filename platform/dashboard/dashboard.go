@@ -9,9 +9,11 @@ import (
 	"embed"
 	"errors"
 	"html/template"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -42,14 +44,24 @@ const (
 type Dashboard struct {
 	users   *auth.Store
 	limiter *ratelimit.Limiter
+	api     http.Handler // the /v1 API, called in process (api.go)
 	pages   map[string]*template.Template
 }
 
-// New returns the dashboard.
-func New(users *auth.Store, limiter *ratelimit.Limiter) *Dashboard {
-	d := &Dashboard{users: users, limiter: limiter, pages: map[string]*template.Template{}}
-	for _, page := range []string{"sign_in", "home"} {
-		d.pages[page] = template.Must(template.ParseFS(templateFiles, "templates/layout.html", "templates/"+page+".html"))
+// New returns the dashboard. api serves /v1 (the service's router): the
+// pages read and change resources through it, as the signed-in account.
+func New(users *auth.Store, limiter *ratelimit.Limiter, api http.Handler) *Dashboard {
+	d := &Dashboard{users: users, limiter: limiter, api: api, pages: map[string]*template.Template{}}
+	files, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range files {
+		page := strings.TrimSuffix(path.Base(f), ".html")
+		if page == "layout" {
+			continue
+		}
+		d.pages[page] = template.Must(template.New(page).Funcs(templateFuncs).ParseFS(templateFiles, "templates/layout.html", f))
 	}
 	return d
 }
@@ -60,15 +72,23 @@ func (d *Dashboard) Register(r *mux.Router) {
 	r.HandleFunc("/dashboard/sign-in", d.signIn).Methods(http.MethodPost)
 	r.Handle("/dashboard/sign-out", d.signedIn(d.signOut)).Methods(http.MethodPost)
 	r.Handle("/dashboard", d.signedIn(d.home)).Methods(http.MethodGet)
+	d.registerKeys(r)
+	d.registerChannels(r)
+	d.registerShipments(r)
+	d.registerWebhooks(r)
 }
 
 // view is what every page template gets.
 type view struct {
 	Title     string
+	Nav       string // the menu entry to mark: "keys", "channels", ...
 	Session   *auth.Session
 	Problem   string
-	CSRFToken string // the sign-in form's token
+	Fields    []string // "field: reason" lines under Problem
+	Notice    string   // what the last action did
+	CSRFToken string   // the sign-in form's token
 	Email     string
+	Data      any // the page's own
 }
 
 func (d *Dashboard) render(w http.ResponseWriter, status int, page string, v view) {
@@ -150,7 +170,29 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, s auth.Sessi
 }
 
 func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, s auth.Session) {
-	d.render(w, http.StatusOK, "home", view{Title: "Account", Session: &s})
+	d.render(w, http.StatusOK, "home", view{Title: "Account", Nav: "home", Session: &s})
+}
+
+// notYours answers a URL or form naming something the account does not
+// have: another account's id looks exactly like one that never existed.
+func (d *Dashboard) notYours(w http.ResponseWriter, s auth.Session, what string) {
+	d.render(w, http.StatusForbidden, "home", view{Title: "Not found", Session: &s,
+		Problem: "Your account has no " + what + " with that id; nothing was changed."})
+}
+
+// apiFailed answers a page whose API call failed for a reason the user cannot
+// fix with the form (the API refused a read, or is unavailable).
+func (d *Dashboard) apiFailed(w http.ResponseWriter, r *http.Request, s auth.Session, a apiAnswer) {
+	if a.Status == http.StatusNotFound {
+		d.notYours(w, s, "such item")
+		return
+	}
+	p := a.problem()
+	status := a.Status
+	if status < 400 {
+		status = http.StatusBadGateway
+	}
+	d.render(w, status, "home", view{Title: "Failed", Session: &s, Problem: p.Message, Fields: p.Fields})
 }
 
 // signedIn runs page for a signed-in user; anyone else is sent to sign in.

@@ -2,11 +2,8 @@ package dashboard_test
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,50 +13,6 @@ import (
 	"shipd/platform/auth"
 	"shipd/platform/clock"
 )
-
-// browser is an HTTP client with cookies that does not follow redirects, so
-// the test sees each answer.
-type browser struct {
-	t    *testing.T
-	base string
-	http *http.Client
-}
-
-func newBrowser(t *testing.T, base string) *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, base: base, http: &http.Client{Jar: jar,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
-
-func (b *browser) do(method, path string, form url.Values) (int, string, *http.Response) {
-	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, _ := http.NewRequest(method, b.base+path, body)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	res, err := b.http.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	page, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(page), res
-}
-
-var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
-
-func csrf(t *testing.T, page string) string {
-	t.Helper()
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("no form token on the page:\n%s", page)
-	}
-	return m[1]
-}
 
 func TestSignInAndOut(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)

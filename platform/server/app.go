@@ -47,7 +47,7 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	router := httpapi.NewRouter()
 	a.router = router
 	addOperatorRoutes(router, db, reg)
-	dashboard.New(keys, limiter).Register(router)
+	dashboard.New(keys, limiter, router).Register(router)
 	// Public documentation: before the /v1 subrouter, so no API key.
 	router.Handle("/v1/openapi.json", apidoc.Handler()).Methods(http.MethodGet)
 	v1 := router.PathPrefix("/v1").Subrouter()
