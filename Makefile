@@ -4,7 +4,7 @@ BIN     := bin/shipd
 PKGS    := ./...
 FUZZTIME ?= 5s
 
-.PHONY: run build test fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test browser fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -21,6 +21,18 @@ test: vet check-generated
 		$(GO) test -count=1 $(TESTFLAGS) $(PKGS); \
 	else \
 		$(GO) run ./cmd/with-postgres -- $(GO) test -count=1 $(TESTFLAGS) $(PKGS); \
+	fi
+
+## browser: the dashboard and /docs in headless Chromium (Debian's chromium,
+## driven by playwright-core from npm): sign in, keys, channels, a shipment
+## and its label, a failed webhook log. Screenshots of every step go to
+## test-artifacts/browser/. Needs chromium and node (.ci/run installs them).
+browser:
+	@cd browser && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; }
+	@if [ -n "$$DATABASE_URL" ]; then \
+		$(GO) test -count=1 -tags browser -v ./browser/; \
+	else \
+		$(GO) run ./cmd/with-postgres -- $(GO) test -count=1 -tags browser -v ./browser/; \
 	fi
 
 ## fuzz: run every fuzz target (`func FuzzXxx`, found by `go test -list`) for
