@@ -6,9 +6,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"shipd"
 	"shipd/platform/apptest"
+	"shipd/platform/auth"
+	"shipd/platform/clock"
 )
 
 var shownKey = regexp.MustCompile(`<code id="new-key">([^<]+)</code>`)
@@ -95,5 +98,30 @@ func TestKeyFormRefusesWhatCannotBeAKey(t *testing.T) {
 	var keys int
 	if err := env.DB.Get(&keys, `SELECT count(*) FROM platform.api_keys k JOIN platform.accounts a ON a.id = k.account_id WHERE a.name = 'acme'`); err != nil || keys != 0 {
 		t.Errorf("%d keys made by refused forms (%v)", keys, err)
+	}
+}
+
+// After its 12 hours a session signs nobody in: pages lead to the sign-in
+// page and a form posted with it changes nothing.
+func TestExpiredSessionChangesNothing(t *testing.T) {
+	clk := clock.NewManual(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk))
+	b := signIn(t, env, "acme", "jana@example.com")
+	_, page, _ := b.do(http.MethodGet, "/dashboard/keys", nil)
+	token := csrf(t, page)
+
+	clk.Advance(auth.SessionLifetime + time.Second)
+	for _, path := range []string{"/dashboard", "/dashboard/keys", "/dashboard/channels", "/dashboard/shipments", "/dashboard/webhooks"} {
+		if status, _, res := b.do(http.MethodGet, path, nil); status != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/sign-in" {
+			t.Errorf("GET %s with an expired session: %d to %q, want the sign-in page", path, status, res.Header.Get("Location"))
+		}
+	}
+	status, _, res := b.do(http.MethodPost, "/dashboard/keys", url.Values{"csrf_token": {token}, "name": {"Late"}, "permissions": {"shipments:read"}})
+	if status != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/sign-in" {
+		t.Errorf("POST with an expired session: %d to %q, want the sign-in page", status, res.Header.Get("Location"))
+	}
+	var keys int
+	if err := env.DB.Get(&keys, `SELECT count(*) FROM platform.api_keys`); err != nil || keys != 0 {
+		t.Errorf("%d keys made with an expired session (%v)", keys, err)
 	}
 }
