@@ -183,7 +183,9 @@ func (d *Dashboard) notYours(w http.ResponseWriter, s auth.Session, what string)
 // apiFailed answers a page whose API call failed for a reason the user cannot
 // fix with the form (the API refused a read, or is unavailable).
 func (d *Dashboard) apiFailed(w http.ResponseWriter, r *http.Request, s auth.Session, a apiAnswer) {
-	if a.Status == http.StatusNotFound {
+	if a.Status == http.StatusNotFound || a.Status == http.StatusForbidden {
+		// The dashboard holds every permission, so a 403 can only be a
+		// resource of another account (the webhooks API says so; others 404).
 		d.notYours(w, s, "such item")
 		return
 	}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -42,7 +43,8 @@ var templateFuncs = template.FuncMap{
 		}
 		return strings.Join(parts, sep)
 	},
-	// pretty shows JSON indented, and anything else as it is.
+	// pretty shows JSON indented, its keys in the order sent (a webhook body
+	// is shown as it was signed), and anything else as it is.
 	"pretty": func(raw any) string {
 		var b []byte
 		switch v := raw.(type) {
@@ -59,12 +61,11 @@ var templateFuncs = template.FuncMap{
 			}
 			return string(out)
 		}
-		var parsed any
-		if json.Unmarshal(b, &parsed) != nil {
+		var out bytes.Buffer
+		if json.Indent(&out, b, "", "  ") != nil {
 			return string(b)
 		}
-		out, _ := json.MarshalIndent(parsed, "", "  ")
-		return string(out)
+		return out.String()
 	},
 	"query": func(pairs ...string) string {
 		q := url.Values{}
