@@ -46,8 +46,12 @@ type logRow struct {
 	CreatedAt      time.Time      `db:"created_at"`
 }
 
-const logColumns = `id, subscription_id, event_id, event_type, status, url, request_headers, request_body, response_status,
-	response_body, duration_ms, error_message, attempt, next_retry_at, created_at`
+// logsFrom reads the logs with their delivery: a retry the attempt scheduled
+// and that a pause or delete then cancelled is no next retry any more.
+const logsFrom = `SELECT l.id, l.subscription_id, l.event_id, l.event_type, l.status, l.url, l.request_headers, l.request_body,
+	l.response_status, l.response_body, l.duration_ms, l.error_message, l.attempt,
+	CASE WHEN d.outcome = 'cancelled' THEN NULL ELSE l.next_retry_at END AS next_retry_at, l.created_at
+	FROM webhooks.delivery_log l LEFT JOIN webhooks.deliveries d ON d.id = l.delivery_id`
 
 func (r logRow) record() (contract.DeliveryLog, error) {
 	out := contract.DeliveryLog{ID: r.ID, WebhookSubscriptionID: r.SubscriptionID, EventID: r.EventID, EventType: r.EventType,
@@ -77,10 +81,10 @@ func (r *DeliveryLogReader) SubscriptionAccount(ctx context.Context, subscriptio
 
 // ListDeliveryLogs returns one page of a subscription's logs, newest first.
 func (r *DeliveryLogReader) ListDeliveryLogs(ctx context.Context, q query.ListDeliveryLogs) (query.DeliveryLogPage, error) {
-	where := `subscription_id = $1 AND ($2 = '' OR status = $2) AND ($3 = '' OR event_type = $3)`
+	where := `l.subscription_id = $1 AND ($2 = '' OR l.status = $2) AND ($3 = '' OR l.event_type = $3)`
 	var rows []logRow
-	err := r.db.SelectContext(ctx, &rows, `SELECT `+logColumns+` FROM webhooks.delivery_log WHERE `+where+`
-		ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`, q.SubscriptionID, q.Status, q.EventType, q.Offset, q.Limit)
+	err := r.db.SelectContext(ctx, &rows, logsFrom+` WHERE `+where+`
+		ORDER BY l.created_at DESC, l.id DESC OFFSET $4 LIMIT $5`, q.SubscriptionID, q.Status, q.EventType, q.Offset, q.Limit)
 	if err != nil {
 		return query.DeliveryLogPage{}, fmt.Errorf("listing delivery logs: %w", err)
 	}
@@ -90,7 +94,7 @@ func (r *DeliveryLogReader) ListDeliveryLogs(ctx context.Context, q query.ListDe
 			return query.DeliveryLogPage{}, err
 		}
 	}
-	err = r.db.GetContext(ctx, &page.Total, `SELECT count(*) FROM webhooks.delivery_log WHERE `+where, q.SubscriptionID, q.Status, q.EventType)
+	err = r.db.GetContext(ctx, &page.Total, `SELECT count(*) FROM webhooks.delivery_log l WHERE `+where, q.SubscriptionID, q.Status, q.EventType)
 	if err != nil {
 		return query.DeliveryLogPage{}, fmt.Errorf("counting delivery logs: %w", err)
 	}
@@ -100,7 +104,7 @@ func (r *DeliveryLogReader) ListDeliveryLogs(ctx context.Context, q query.ListDe
 // GetDeliveryLog returns one log of the subscription.
 func (r *DeliveryLogReader) GetDeliveryLog(ctx context.Context, subscriptionID, id string) (contract.DeliveryLog, error) {
 	var row logRow
-	err := r.db.GetContext(ctx, &row, `SELECT `+logColumns+` FROM webhooks.delivery_log WHERE id = $1 AND subscription_id = $2`, id, subscriptionID)
+	err := r.db.GetContext(ctx, &row, logsFrom+` WHERE l.id = $1 AND l.subscription_id = $2`, id, subscriptionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return contract.DeliveryLog{}, fault.NotFound("Webhook subscription log")
 	}

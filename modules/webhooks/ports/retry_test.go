@@ -105,9 +105,17 @@ func TestPauseAndDeleteCancelRetries(t *testing.T) {
 	clk.Advance(25 * time.Hour)
 	rc.quiet(t, 2)
 
-	// Logs of the deleted subscription stay readable.
-	if logs := logsOf(t, env, key, deleted["id"].(string), ""); len(logs) != 1 || logs[0]["status"] != "failed" {
+	// Logs of the deleted subscription stay readable; neither attempt's
+	// retry is due any more.
+	if logs := logsOf(t, env, key, deleted["id"].(string), ""); len(logs) != 1 || logs[0]["status"] != "failed" || logs[0]["next_retry_at"] != nil {
 		t.Fatalf("logs after delete: %v", logs)
+	}
+	if logs := logsOf(t, env, key, paused["id"].(string), ""); len(logs) != 1 || logs[0]["next_retry_at"] != nil {
+		t.Fatalf("logs after pause: %v, want no next retry", logs)
+	}
+	one := env.Do(apptest.Request{Method: http.MethodGet, Path: pausePath + "/logs/" + logsOf(t, env, key, paused["id"].(string), "")[0]["id"].(string), Key: key})
+	if l := one.Data(t); l["next_retry_at"] != nil {
+		t.Fatalf("one log after pause: %v, want no next retry", l)
 	}
 	// Resumed: new events are delivered, the cancelled retry stays cancelled.
 	if res := env.Do(apptest.Request{Method: http.MethodPatch, Path: pausePath, Key: key, Body: map[string]any{"active": true}}); res.Status != http.StatusOK {
