@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"shipd/platform/fault"
 )
@@ -53,7 +54,7 @@ func NameProblem(name string) string {
 	if n == "" {
 		return "is required"
 	}
-	if len(n) > MaxNameLength {
+	if utf8.RuneCountInString(n) > MaxNameLength {
 		return "must be at most 255 characters"
 	}
 	return ""

@@ -141,6 +141,7 @@ func TestCreateChannelRejectsBadInput(t *testing.T) {
 		{"setting outside its enum", map[string]any{"name": "x", "provider": "sandbox",
 			"settings": map[string]any{"clientId": "a", "clientSecret": "b", "productType": "FLIGHT"}}, nil, 422, []string{"settings.productType"}},
 		{"oversized body", `{"name":"` + strings.Repeat("x", 1<<20) + `"}`, nil, 400, nil},
+		{"name of 256 characters", sandboxChannel(strings.Repeat("č", 256)), nil, 422, []string{"name"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,6 +165,10 @@ func TestCreateChannelRejectsBadInput(t *testing.T) {
 	}
 	if err := env.DB.Get(&n, `SELECT count(*) FROM "watermill_shipping_channel.created"`); err != nil || n != 1 {
 		t.Fatalf("created events = %d (%v), want 1 (a rolled-back write published an event)", n, err)
+	}
+	// The limit counts characters, not bytes: 255 two-byte letters are a name.
+	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: channelsPath, Key: key, Body: sandboxChannel(strings.Repeat("č", 255))}); res.Status != http.StatusCreated {
+		t.Errorf("a name of 255 characters (510 bytes): %d %s", res.Status, res.Body)
 	}
 }
 

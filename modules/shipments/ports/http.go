@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -74,7 +75,7 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		errs.Add("status", "must be one of: pending, created, shipped, delivered, cancelled, returned")
 	}
 	search := httpapi.TextParam(q, "search", errs)
-	if len(search) > 255 {
+	if utf8.RuneCountInString(search) > 255 {
 		errs.Add("search", "must be at most 255 characters")
 	}
 	channelID := httpapi.TextParam(q, "shipping_channel_id", errs)
