@@ -98,7 +98,131 @@ await step("create-key", async () => {
   expect((await mainText()).includes("Browser test shop"), "the key is not listed");
 });
 
-// FLOWS: the channels, shipments and webhooks steps are added below.
+// A receiver that answers 500 to everything (browser_test.go) gets every
+// channel and shipment event, so there is a failed attempt to read later.
+await step("subscribe-webhook", async () => {
+  await Promise.all([page.waitForEvent("load"), page.locator("nav").getByText("Webhooks").click()]);
+  await page.fill("#webhook-name", "Shop receiver");
+  await page.fill("#webhook-url", webhookURL);
+  await page.check('input[name="events"][value="shipping_channel.created"]');
+  await page.check('input[name="events"][value="shipment.created"]');
+  await submit("Create subscription");
+  expect((await page.locator("#new-secret").innerText()).trim().length >= 8, "no signing secret shown after subscribing");
+});
+
+// newChannel fills the sandbox carrier's form and returns the page's answer.
+async function newChannel(name, secret) {
+  await page.goto(base + "/dashboard/channels");
+  await page.selectOption("#new-provider", "sandbox");
+  await submit("Continue to its settings");
+  await page.fill("#channel-name", name);
+  await page.fill("#setting-clientId", "demo-client");
+  await page.fill("#setting-clientSecret", secret);
+  await submit("Create channel");
+}
+
+let channelID;
+await step("create-and-validate-channel", async () => {
+  await newChannel("Main warehouse", "demo-secret");
+  const m = page.url().match(/\/dashboard\/channels\/([A-Za-z0-9_-]+)/);
+  expect(m, `after creating, the browser is at ${page.url()}`);
+  channelID = m[1];
+  expect(!(await page.content()).includes("demo-secret"), "the channel's secret is shown");
+  await submit("Validate with the carrier");
+  expect((await mainText()).includes("Valid: the carrier accepted"), "validating a good channel does not say it is valid");
+});
+
+await step("channel-form-refused", async () => {
+  await newChannel("Main warehouse", "demo-secret");
+  const text = await mainText();
+  expect(text.includes("name"), "a second channel of the same name: no reason given for the name");
+  expect(!(await page.content()).includes("demo-secret"), "a refused form shows the typed secret again");
+});
+
+await step("channel-rejected-by-carrier", async () => {
+  await newChannel("Wrong secret", "invalid");
+  await submit("Validate with the carrier");
+  expect((await mainText()).includes("clientSecret"), "the carrier's rejection does not name the setting");
+});
+
+await step("channels-list", async () => {
+  // The list is a read model: it may take a moment to show both.
+  for (let i = 0; i < 60; i++) {
+    await page.goto(base + "/dashboard/channels");
+    const text = await mainText();
+    if (text.includes("Main warehouse") && text.includes("Wrong secret")) return;
+    await page.waitForTimeout(500);
+  }
+  throw new Error("the channels list does not show both channels");
+});
+
+// A shop creates a shipment through the API with the key made above; the
+// dashboard then finds it, its tracking number and its label.
+let shipmentID, trackingNumber;
+await step("find-shipment", async () => {
+  const created = await api("POST", "/shipments", key, {
+    shipping_channel_id: channelID,
+    reference_number: "BROWSER-1001",
+    sender_contact: { company_name: "Acme s.r.o.", email_address: "ship@acme.test", phone_number: "+420111222333" },
+    recipient_contact: { first_name: "Jana", last_name: "Nováková", email_address: "jana@example.test", phone_number: "+420777888999" },
+    origin_address: { street_name: "Skladová", house_number: "1", city_name: "Praha", postal_code: "11000", country_code: "CZ" },
+    destination_address: { street_name: "Dlouhá", house_number: "12", city_name: "Brno", postal_code: "60200", country_code: "CZ" },
+    parcels: [{ parcel_type: "package", length_dimension: 30, width_dimension: 20, height_dimension: 10, dimension_unit: "CM", weight_amount: 1.5, weight_unit: "KG" }],
+  });
+  shipmentID = created.data.id;
+  await Promise.all([page.waitForEvent("load"), page.locator("nav").getByText("Shipments").click()]);
+  // Booked by the carrier in the background, listed by a read model.
+  for (let i = 0; i < 120; i++) {
+    await page.fill("#shipments-search", "BROWSER-1001");
+    await submit("Show");
+    if ((await page.locator(`tr[data-shipment-id="${shipmentID}"]`).count()) > 0 && (await mainText()).includes("created")) break;
+    await page.waitForTimeout(500);
+  }
+  const row = page.locator(`tr[data-shipment-id="${shipmentID}"]`);
+  expect((await row.count()) === 1, "the search does not find the shipment");
+  await Promise.all([page.waitForEvent("load"), row.getByRole("link").first().click()]);
+  expect(page.url().endsWith(`/dashboard/shipments/${shipmentID}`), `the row leads to ${page.url()}`);
+});
+
+await step("shipment-label", async () => {
+  for (let i = 0; i < 60 && (await page.locator("code.tracking-number").count()) === 0; i++) {
+    await page.waitForTimeout(500);
+    await page.reload();
+  }
+  trackingNumber = (await page.locator("code.tracking-number").first().innerText()).trim();
+  expect(trackingNumber.length > 0, "no tracking number on the shipment's page");
+  const img = page.locator("img.label");
+  await img.waitFor();
+  await page.waitForFunction(() => { const i = document.querySelector("img.label"); return i && i.complete; });
+  const size = await img.evaluate((i) => [i.naturalWidth, i.naturalHeight]);
+  expect(size[0] > 200 && size[1] > 200, `the label preview is ${size[0]}x${size[1]}`);
+  const href = await page.getByText(/Download label/).getAttribute("href");
+  const res = await page.request.get(base + href);
+  const body = await res.body();
+  expect(res.status() === 200 && body.subarray(0, 4).toString() === "%PDF", `the label download: ${res.status()} ${body.subarray(0, 8)}`);
+  expect((res.headers()["content-disposition"] || "").startsWith("attachment"), "the label is not offered as a download");
+});
+
+await step("another-accounts-shipment", async () => {
+  // An id that is not the account's: a clear page, no data.
+  const res = await page.goto(base + "/dashboard/shipments/sh_01M7YB0KAR245ATBVCA7P8VBH4");
+  expect(res.status() === 403 && (await mainText()).includes("nothing was changed"), `an unknown shipment id: ${res.status()}`);
+});
+
+await step("failed-webhook-log", async () => {
+  await page.goto(base + "/dashboard/webhooks");
+  await Promise.all([page.waitForEvent("load"), page.getByRole("link", { name: "Shop receiver" }).click()]);
+  for (let i = 0; i < 60 && !(await mainText()).includes("HTTP 500"); i++) {
+    await page.waitForTimeout(500);
+    await page.reload();
+  }
+  expect((await mainText()).includes("HTTP 500"), "no failed attempt in the subscription's log");
+  await Promise.all([page.waitForEvent("load"), page.locator("tr[data-log-id] a").last().click()]);
+  expect((await page.locator("#outcome").innerText()).includes("failed"), "the attempt is not shown as failed");
+  expect((await page.locator("#request-body").innerText()).includes("shipping_channel.created"), "the request body is not the event");
+  expect((await page.locator("#response-body").innerText()).includes("receiver is down"), "the receiver's answer is not shown");
+  expect(!(await page.locator("#next-retry").innerText()).includes("none"), "a failed first attempt has no next retry");
+});
 
 await step("docs", async () => {
   await page.goto(base + "/docs");
