@@ -50,6 +50,10 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	dashboard.New(keys, limiter, router).Register(router)
 	// Public documentation: before the /v1 subrouter, so no API key.
 	router.Handle("/v1/openapi.json", apidoc.Handler()).Methods(http.MethodGet)
+	// The API reference page renders that document with vendored, embedded
+	// assets; it is not part of the /v1 API (ADR 0026).
+	router.Handle(apidoc.PagePath, apidoc.PageHandler()).Methods(http.MethodGet)
+	router.Handle(apidoc.AssetsPath+"{file}", apidoc.AssetHandler()).Methods(http.MethodGet)
 	v1 := router.PathPrefix("/v1").Subrouter()
 	// Order matters: who you are, then how often, then whether this POST
 	// was seen before. Rate-limited and unauthenticated answers are never
