@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 )
@@ -17,6 +16,10 @@ type Request struct {
 	Key     string // bearer key; empty sends no Authorization
 	Body    any    // marshalled as JSON unless a string or []byte (sent raw)
 	Headers map[string]string
+	// Unchecked says why this exchange need not match the OpenAPI document
+	// (a read model corrupted on purpose answers garbage); empty, it is
+	// checked (openapi.go).
+	Unchecked string
 }
 
 // Response is what the API answered.
@@ -46,30 +49,43 @@ func (r *Response) Data(t testing.TB) map[string]any {
 	return d
 }
 
-// Do sends req to the first instance.
-func (e *Env) Do(req Request) *Response { return e.first.Do(req) }
-
-// Do sends req to this instance.
-func (in *Instance) Do(req Request) *Response {
-	in.env.t.Helper()
-	return in.send(in.env.t, req)
+// Do sends req to the first instance. Every exchange is checked against
+// the OpenAPI document (openapi.go).
+func (e *Env) Do(req Request) *Response {
+	e.t.Helper()
+	return e.first.Do(req)
 }
 
-func (in *Instance) send(t testing.TB, req Request) *Response {
+// Do sends req to this instance and checks the exchange against the
+// OpenAPI document (openapi.go).
+func (in *Instance) Do(req Request) *Response {
+	in.env.t.Helper()
+	return in.send(in.env.t, req, false)
+}
+
+// send makes the exchange and checks it against the OpenAPI document; a
+// fuzzer's input under `go test -fuzz` only on its answer (openapi.go).
+func (in *Instance) send(t testing.TB, req Request, fuzzInput bool) *Response {
 	t.Helper()
-	var body io.Reader
+	var (
+		body    io.Reader
+		payload []byte
+	)
 	switch b := req.Body.(type) {
 	case nil:
 	case string:
-		body = strings.NewReader(b)
+		payload = []byte(b)
 	case []byte:
-		body = bytes.NewReader(b)
+		payload = b
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body = bytes.NewReader(raw)
+		payload = raw
+	}
+	if req.Body != nil {
+		body = bytes.NewReader(payload)
 	}
 	hr, err := http.NewRequest(req.Method, in.URL+req.Path, body)
 	if err != nil {
@@ -98,7 +114,15 @@ func (in *Instance) send(t testing.TB, req Request) *Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+	answer := &Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+	if sent := res.Request; sent != nil && sent.URL.String() != hr.URL.String() {
+		// A redirect was followed: the answer is to the last request.
+		hr, payload = sent, nil
+	}
+	if req.Unchecked == "" {
+		checkDocumented(t, hr, payload, answer, !fuzzInput || !fuzzing())
+	}
+	return answer
 }
 
 // Eventually polls cond every 10 ms until it holds or within passes.

@@ -245,3 +245,59 @@ func TestRealAnswersMatchTheDocument(t *testing.T) {
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments"}, "/shipments")
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments", Key: env.NewKey("readonly", "channels:read")}, "/shipments")
 }
+
+// The document says an optional field sent as null is the same as absent
+// (its type includes "null"): every write takes such a body. The exchanges
+// are checked against the document by apptest as well.
+func TestOptionalFieldsTakeNull(t *testing.T) {
+	env, _ := startKeepingApp(t)
+	key := env.NewKey("acme")
+	active := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	send := func(method, path string, body map[string]any, want int) map[string]any {
+		t.Helper()
+		res := env.Do(apptest.Request{Method: method, Path: path, Key: key, Body: body})
+		if res.Status != want {
+			t.Fatalf("%s %s with nulls: %d, want %d: %s", method, path, res.Status, want, res.Body)
+		}
+		if res.Status == http.StatusNoContent {
+			return nil
+		}
+		return res.Data(t)
+	}
+
+	ch := send(http.MethodPost, "/v1/shipping-channels", map[string]any{"name": "Nulls", "provider": "sandbox", "description": nil,
+		"settings": map[string]any{"clientId": "id", "clientSecret": "secret"}}, http.StatusCreated)
+	chPath := "/v1/shipping-channels/" + ch["id"].(string)
+	for _, method := range []string{http.MethodPut, http.MethodPatch} {
+		if got := send(method, chPath, map[string]any{"name": nil, "description": nil, "settings": nil, "status": nil}, http.StatusOK); got["name"] != "Nulls" {
+			t.Errorf("%s with name null changed the name to %v", method, got["name"])
+		}
+	}
+
+	contact := map[string]any{"company_name": nil, "first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"}
+	address := map[string]any{"street_name": "Dlouhá", "house_number": "12", "apartment_number": nil, "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"}
+	sh := send(http.MethodPost, "/v1/shipments", map[string]any{
+		"shipping_channel_id": active, "label_format": nil, "reference_number": nil, "shipping_date": nil, "sender_contact": contact,
+		"recipient_contact": contact, "origin_address": address, "destination_address": address, "parcel": nil,
+		"parcels": []any{map[string]any{"parcel_type": nil, "length_dimension": 30, "width_dimension": 20, "height_dimension": 10,
+			"dimension_unit": nil, "weight_amount": 1.5, "weight_unit": nil}},
+		"cash_on_delivery_amount": nil, "cash_on_delivery_currency": nil, "metadata": nil, "enable_tracking": nil, "additional_services": nil,
+	}, http.StatusCreated)
+	for _, method := range []string{http.MethodPut, http.MethodPatch} {
+		send(method, "/v1/shipments/"+sh["id"].(string), map[string]any{"reference_number": nil, "metadata": nil, "enable_tracking": nil}, http.StatusOK)
+	}
+
+	tp := send(http.MethodPost, "/v1/tracking-parcels", map[string]any{"tracking_number": "NULLS0001", "shipping_channel_id": active,
+		"recipient_name": nil, "recipient_email": nil, "recipient_phone": nil, "check_delay_hours": nil, "max_checks": nil, "external_data": nil},
+		http.StatusCreated)
+	for _, method := range []string{http.MethodPut, http.MethodPatch} {
+		send(method, "/v1/tracking-parcels/"+tp["id"].(string), map[string]any{"recipient_name": nil, "recipient_email": nil,
+			"recipient_phone": nil, "external_data": nil}, http.StatusOK)
+	}
+
+	wh := send(http.MethodPost, "/v1/webhook-subscriptions", map[string]any{"name": "Nulls", "url": "https://example.test/hook",
+		"events": []string{"shipment.created"}, "secret": nil, "active": nil, "status": nil}, http.StatusCreated)
+	whPath := "/v1/webhook-subscriptions/" + wh["id"].(string)
+	send(http.MethodPut, whPath, map[string]any{"name": "Nulls", "url": nil, "events": nil, "secret": nil, "active": nil, "status": nil}, http.StatusOK)
+	send(http.MethodPatch, whPath, map[string]any{"name": nil, "url": nil, "events": nil, "secret": nil, "active": nil, "status": nil}, http.StatusOK)
+}

@@ -20,17 +20,19 @@ type received struct {
 	Body   []byte
 }
 
-// receiver is a real HTTP server on loopback that records every request
-// and answers as the test says (n counts from 1).
+// receiver is a real HTTP server on loopback that records every request,
+// checks it against the OpenAPI document's webhooks and answers as the test
+// says (n counts from 1).
 type receiver struct {
 	*httptest.Server
+	t      *testing.T
 	mu     sync.Mutex
 	got    []received
 	answer func(n int, w http.ResponseWriter, r *http.Request)
 }
 
 func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
-	rc := &receiver{answer: answer}
+	rc := &receiver{t: t, answer: answer}
 	rc.Server = httptest.NewServer(http.HandlerFunc(rc.serve))
 	t.Cleanup(rc.Close)
 	return rc
@@ -43,6 +45,7 @@ func answering(status int) func(int, http.ResponseWriter, *http.Request) {
 
 func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
+	apptest.CheckDelivery(rc.t, r.Header, body)
 	rc.mu.Lock()
 	rc.got = append(rc.got, received{Header: r.Header.Clone(), Body: body})
 	n := len(rc.got)

@@ -28,11 +28,13 @@ func TestShutdownFinishesAttemptInFlightAndReleasesTheRest(t *testing.T) {
 		newChannel(t, env, key, name)
 	}
 	rc.await(t, 1)
-	// One slot busy, two more claimed into the worker's queue behind it.
+	// One slot busy, two more claimed into the worker's queue behind it, and
+	// the fourth delivery made but not claimed.
 	apptest.Eventually(t, 10*time.Second, "queued claims", func() bool {
-		var leased int
+		var leased, made int
 		_ = env.DB.Get(&leased, `SELECT count(*) FROM webhooks.deliveries WHERE lease_until IS NOT NULL AND attempts = 0`)
-		return leased == 3
+		_ = env.DB.Get(&made, `SELECT count(*) FROM webhooks.deliveries`)
+		return leased == 3 && made == 4
 	})
 
 	stopped := make(chan error, 1)
