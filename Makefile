@@ -4,7 +4,7 @@ BIN     := bin/shipd
 PKGS    := ./...
 FUZZTIME ?= 5s
 
-.PHONY: run build test browser fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -34,6 +34,13 @@ browser:
 	else \
 		$(GO) run ./cmd/with-postgres -- $(GO) test -count=1 -tags browser -v ./browser/; \
 	fi
+
+## lint-openapi: lint the OpenAPI document with Redocly's recommended rules
+## (npx fetches @redocly/cli from npm); .redocly.lint-ignore.yaml names the
+## one rule waived, and why.
+REDOCLY_CLI ?= @redocly/cli@2.77.0
+lint-openapi:
+	npx --yes $(REDOCLY_CLI) lint --format=stylish platform/apidoc/openapi.json
 
 ## fuzz: run every fuzz target (`func FuzzXxx`, found by `go test -list`) for
 ## FUZZTIME each (default 5s), one at a time: `go test -fuzz` takes one target
