@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gorilla/mux"
+
 	"shipd/platform/auth"
 	"shipd/platform/httpapi"
 )
@@ -38,25 +40,45 @@ func (a apiAnswer) decode(v any) error {
 }
 
 // problem is an error answer as the page shows it: the API's message and
-// each field's reasons, one line each.
+// each field's reasons.
 type problem struct {
+	Code    string // the API's error code: "label_not_available"
 	Message string
-	Fields  []string // "field: reason"
+	Fields  []string            // "field: reason", one line each, sorted
+	Reasons map[string][]string // field ("name", "settings.clientId") → reasons
 }
 
 func (a apiAnswer) problem() problem {
 	var body httpapi.ErrorBody
-	if err := json.Unmarshal(a.Body, &body); err != nil || body.Error.Message == "" {
+	if err := json.Unmarshal(a.Body, &body); err != nil {
 		return problem{Message: fmt.Sprintf("The request failed (%d %s).", a.Status, http.StatusText(a.Status))}
 	}
-	p := problem{Message: body.Error.Message}
-	for field, reasons := range body.Error.Errors {
+	p := problem{Code: body.Error.Code, Message: body.Error.Message, Reasons: body.Error.Errors}
+	if p.Message == "" {
+		p.Message = fmt.Sprintf("The request failed (%d %s).", a.Status, http.StatusText(a.Status))
+	}
+	if len(p.Reasons) == 0 {
+		p.Reasons = body.Errors // the top-level form of the same reasons
+	}
+	for field, reasons := range p.Reasons {
 		for _, reason := range reasons {
 			p.Fields = append(p.Fields, field+": "+reason)
 		}
 	}
 	slices.Sort(p.Fields)
 	return p
+}
+
+// apiList is a list answer of the API: one page of items and where it
+// stands among the others.
+type apiList[T any] struct {
+	Data []T          `json:"data"`
+	Meta httpapi.Meta `json:"meta"`
+}
+
+// apiOne is an answer of the API about one resource.
+type apiOne[T any] struct {
+	Data T `json:"data"`
 }
 
 // apiCall is one in-process request to /v1.
@@ -102,6 +124,34 @@ func (d *Dashboard) get(r *http.Request, s auth.Session, path string, v any) (ap
 		return a, err
 	}
 	return a, a.decode(v)
+}
+
+// read calls GET path and decodes its answer into v, for a page that cannot
+// go on without it. ok is false when the page was answered already: the
+// account has no such what ("shipment"), or the call failed (apiFailed).
+func (d *Dashboard) read(w http.ResponseWriter, r *http.Request, s auth.Session, path string, v any, what string) bool {
+	a, err := d.get(r, s, path, v)
+	if err != nil {
+		d.failed(w, r, err)
+		return false
+	}
+	if !a.OK() {
+		d.apiFailed(w, r, s, a, what)
+		return false
+	}
+	return true
+}
+
+// readURLs reads the resource whose id the page's URL has ({id}); base is
+// its collection's API path ("/shipments"). An id that cannot be the
+// account's answers like one the API does not know.
+func (d *Dashboard) readURLs(w http.ResponseWriter, r *http.Request, s auth.Session, base string, v any, what string) (id string, ok bool) {
+	id, ok = pathID(mux.Vars(r)["id"])
+	if !ok {
+		d.notYours(w, s, what)
+		return "", false
+	}
+	return id, d.read(w, r, s, base+"/"+id, v, what)
 }
 
 // recorder keeps an in-process answer.

@@ -114,7 +114,7 @@ func TestChannelsListShowsTheAccountsOwnChannels(t *testing.T) {
 	if got := text(page); !strings.Contains(got, "page 1 of 2") || !strings.Contains(got, "Broken") || strings.Contains(got, "Main warehouse") {
 		t.Errorf("first page of one:\n%s", got)
 	}
-	next := regexp.MustCompile(`<a href="([^"]+)">Next</a>`).FindStringSubmatch(page)
+	next := regexp.MustCompile(`<a href="([^"]+)" rel="next">Next</a>`).FindStringSubmatch(page)
 	if next == nil {
 		t.Fatalf("no link to the next page:\n%s", page)
 	}

@@ -4,7 +4,6 @@
 package dashboard
 
 import (
-	"context"
 	"crypto/rand"
 	"embed"
 	"errors"
@@ -58,10 +57,11 @@ func New(users *auth.Store, limiter *ratelimit.Limiter, api http.Handler) *Dashb
 	}
 	for _, f := range files {
 		page := strings.TrimSuffix(path.Base(f), ".html")
-		if page == "layout" {
+		if page == "layout" || page == "partials" {
 			continue
 		}
-		d.pages[page] = template.Must(template.New(page).Funcs(templateFuncs).ParseFS(templateFiles, "templates/layout.html", f))
+		d.pages[page] = template.Must(template.New(page).Funcs(templateFuncs).ParseFS(templateFiles,
+			"templates/layout.html", "templates/partials.html", f))
 	}
 	return d
 }
@@ -173,30 +173,6 @@ func (d *Dashboard) home(w http.ResponseWriter, r *http.Request, s auth.Session)
 	d.render(w, http.StatusOK, "home", view{Title: "Account", Nav: "home", Session: &s})
 }
 
-// notYours answers a URL or form naming something the account does not
-// have: another account's id looks exactly like one that never existed.
-func (d *Dashboard) notYours(w http.ResponseWriter, s auth.Session, what string) {
-	d.render(w, http.StatusForbidden, "home", view{Title: "Not found", Session: &s,
-		Problem: "Your account has no " + what + " with that id; nothing was changed."})
-}
-
-// apiFailed answers a page whose API call failed for a reason the user cannot
-// fix with the form (the API refused a read, or is unavailable).
-func (d *Dashboard) apiFailed(w http.ResponseWriter, r *http.Request, s auth.Session, a apiAnswer) {
-	if a.Status == http.StatusNotFound || a.Status == http.StatusForbidden {
-		// The dashboard holds every permission, so a 403 can only be a
-		// resource of another account (the webhooks API says so; others 404).
-		d.notYours(w, s, "such item")
-		return
-	}
-	p := a.problem()
-	status := a.Status
-	if status < 400 {
-		status = http.StatusBadGateway
-	}
-	d.render(w, status, "home", view{Title: "Failed", Session: &s, Problem: p.Message, Fields: p.Fields})
-}
-
 // signedIn runs page for a signed-in user; anyone else is sent to sign in.
 // Every POST must carry the session's form token (CSRF).
 func (d *Dashboard) signedIn(page func(http.ResponseWriter, *http.Request, auth.Session)) http.Handler {
@@ -228,15 +204,6 @@ func (d *Dashboard) signedIn(page func(http.ResponseWriter, *http.Request, auth.
 func (d *Dashboard) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: "/dashboard", MaxAge: maxAge, HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}
-}
-
-func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-		return
-	}
-	slog.ErrorContext(r.Context(), "dashboard request failed", "err", err)
-	d.render(w, http.StatusServiceUnavailable, "sign_in", view{Title: "Unavailable",
-		Problem: "The dashboard cannot answer right now. Please try again shortly."})
 }
 
 // clientAddress is the connection's IP address (a proxy in front hides the

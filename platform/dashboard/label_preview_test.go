@@ -44,10 +44,10 @@ func TestLabelPreviewRefusesWhatItCannotDraw(t *testing.T) {
 	if _, err := none.png(context.Background(), onePagePDF(100, 100)); !errors.Is(err, errPreviewNoTool) {
 		t.Errorf("drawing without pdftoppm: %v", err)
 	}
-	if got := shipmentNoPreview("pdf", errPreviewNoTool); !strings.Contains(got, "poppler-utils") {
+	if got := noPreviewReason("pdf", errPreviewNoTool); !strings.Contains(got, "poppler-utils") {
 		t.Errorf("message without a renderer: %q", got)
 	}
-	if got := shipmentNoPreview("zpl", errPreviewFormat); got != "No preview for ZPL labels: download the label to print it." {
+	if got := noPreviewReason("zpl", errPreviewFormat); got != "No preview for ZPL labels: download the label to print it." {
 		t.Errorf("message for zpl: %q", got)
 	}
 

@@ -339,7 +339,7 @@ func TestWebhookCreateFormAndList(t *testing.T) {
 		webhookSubscribe(t, env, key, "Sub "+strconv.Itoa(i), rc.URL)
 	}
 	_, page, _ = b.do(http.MethodGet, "/dashboard/webhooks", nil)
-	if n := strings.Count(page, "data-webhook-id="); n != 20 || !strings.Contains(page, `href="/dashboard/webhooks?page=2"`) || !strings.Contains(text(page), "Page 1 of 2") {
+	if n := strings.Count(page, "data-webhook-id="); n != 20 || !strings.Contains(page, `href="/dashboard/webhooks?page=2"`) || !strings.Contains(text(page), "page 1 of 2") {
 		t.Errorf("page 1: %d rows, want 20 and a link to page 2\n%s", n, text(page))
 	}
 	_, page, _ = b.do(http.MethodGet, "/dashboard/webhooks?page=2", nil)
