@@ -47,8 +47,10 @@ type asset struct {
 	gzipped     func() []byte
 }
 
-// assets are the files served under AssetsPath, by name.
-var assets = func() map[string]*asset {
+// assets are the files served under AssetsPath, by name. They are read,
+// hashed and copied at the first use, not at start: the bundle is 1.7 MB that
+// an instance nobody reads the reference of need not hold.
+var assets = sync.OnceValue(func() map[string]*asset {
 	types := map[string]string{
 		"swagger-ui-bundle.js": "text/javascript; charset=utf-8",
 		"docs.js":              "text/javascript; charset=utf-8",
@@ -76,22 +78,23 @@ var assets = func() map[string]*asset {
 		out[name] = a
 	}
 	return out
-}()
+})
 
 // AssetURL is the same-origin address the page uses for an asset, with its
 // content hash so a new version is fetched anew despite the long cache.
-func AssetURL(name string) string { return AssetsPath + name + "?v=" + assets[name].hash }
+func AssetURL(name string) string { return AssetsPath + name + "?v=" + assets()[name].hash }
 
 // AssetNames lists the files served under AssetsPath.
 func AssetNames() []string {
-	names := make([]string, 0, len(assets))
-	for name := range assets {
+	names := make([]string, 0, len(assets()))
+	for name := range assets() {
 		names = append(names, name)
 	}
 	return names
 }
 
-var page = []byte(fmt.Sprintf(`<!doctype html>
+var page = sync.OnceValue(func() []byte {
+	return []byte(fmt.Sprintf(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -109,8 +112,9 @@ var page = []byte(fmt.Sprintf(`<!doctype html>
 </body>
 </html>
 `, html.EscapeString(AssetURL("favicon-32x32.png")), html.EscapeString(AssetURL("swagger-ui.css")),
-	specURL, specURL, specURL,
-	html.EscapeString(AssetURL("swagger-ui-bundle.js")), html.EscapeString(AssetURL("docs.js"))))
+		specURL, specURL, specURL,
+		html.EscapeString(AssetURL("swagger-ui-bundle.js")), html.EscapeString(AssetURL("docs.js"))))
+})
 
 func securityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", ContentSecurityPolicy)
@@ -124,7 +128,7 @@ func PageHandler() http.Handler {
 		securityHeaders(w.Header())
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "public, max-age=300")
-		_, _ = w.Write(page)
+		_, _ = w.Write(page())
 	})
 }
 
@@ -133,7 +137,7 @@ func PageHandler() http.Handler {
 // hash may be cached for a year; gzip is used when the client accepts it.
 func AssetHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a, ok := assets[path.Base(r.URL.Path)]
+		a, ok := assets()[path.Base(r.URL.Path)]
 		if !ok || path.Dir(r.URL.Path)+"/" != AssetsPath {
 			httpapi.WriteErrorBody(w, r, http.StatusNotFound, "not_found", "The requested resource does not exist.", nil)
 			return
