@@ -155,6 +155,18 @@ func (r *Response) FieldErrors(t testing.TB, status int) map[string]any {
 // returns its id. settings add to or replace the working credentials.
 func (e *Env) ActiveSandboxChannel(key, name string, settings map[string]any) string {
 	e.t.Helper()
+	id := e.SandboxChannel(key, name, settings)
+	if v := e.Do(Request{Method: http.MethodPost, Path: "/v1/shipping-channels/" + id + "/validate", Key: key}); v.Status != http.StatusOK {
+		e.t.Fatalf("validating channel: %d %s", v.Status, v.Body)
+	}
+	return id
+}
+
+// SandboxChannel creates a channel on the sandbox carrier through the API,
+// not validated (one shipping_channel.created event), and returns its id.
+// settings are added to a client id and secret the sandbox accepts.
+func (e *Env) SandboxChannel(key, name string, settings map[string]any) string {
+	e.t.Helper()
 	s := map[string]any{"clientId": "client", "clientSecret": "secret"}
 	for k, v := range settings {
 		s[k] = v
@@ -165,8 +177,5 @@ func (e *Env) ActiveSandboxChannel(key, name string, settings map[string]any) st
 		e.t.Fatalf("creating channel: %d %s", res.Status, res.Body)
 	}
 	id, _ := res.Data(e.t)["id"].(string)
-	if v := e.Do(Request{Method: http.MethodPost, Path: "/v1/shipping-channels/" + id + "/validate", Key: key}); v.Status != http.StatusOK {
-		e.t.Fatalf("validating channel: %d %s", v.Status, v.Body)
-	}
 	return id
 }

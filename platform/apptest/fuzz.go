@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"shipd/platform/config"
+	"shipd/platform/fault"
+	"shipd/platform/httpapi"
 )
 
 // Send is Do reporting to t instead of the Env's test: a fuzz test starts
@@ -121,4 +124,23 @@ func (e *Env) CheckWrites(t testing.TB, key, collection, id, body string) {
 	} {
 		CheckAnswer(t, req.Method+" "+req.Path, e.Send(t, req))
 	}
+}
+
+// DecodeBody decodes body into dst as every handler decodes a JSON request
+// body (httpapi.Decode), for fuzz tests of the decoders without HTTP.
+func DecodeBody(body string, dst any) error {
+	return httpapi.Decode(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), dst)
+}
+
+// CheckRefusal fails t when err would not answer 400 or 422; it reports
+// whether the request passed (err is nil).
+func CheckRefusal(t testing.TB, err error) bool {
+	t.Helper()
+	if err == nil {
+		return true
+	}
+	if fe, ok := fault.As(err); !ok || fe.Kind != fault.KindInvalid && fe.Kind != fault.KindValidation {
+		t.Fatalf("refused with %v, which is not a 400 or 422", err)
+	}
+	return false
 }

@@ -72,7 +72,8 @@ func (e *Env) Settled(key string, ready func(answers string) bool, paths ...stri
 }
 
 // DiffLines lists the lines of got that want lacks (+) and of want that got
-// lacks (-), for failure messages about Answers.
+// lacks (-), the first 20 of them, for failure messages about answers and
+// tables.
 func DiffLines(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var out []string
@@ -85,6 +86,9 @@ func DiffLines(want, got string) string {
 		if !slices.Contains(w, l) {
 			out = append(out, "+ "+l)
 		}
+	}
+	if len(out) > 20 {
+		out = append(out[:20], fmt.Sprintf("... %d more", len(out)-20))
 	}
 	return strings.Join(out, "\n")
 }

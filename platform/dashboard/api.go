@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 
@@ -108,12 +109,11 @@ func (d *Dashboard) call(r *http.Request, s auth.Session, c apiCall) (apiAnswer,
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	rec := &recorder{header: http.Header{}}
+	// httptest's recorder is the standard library's in-memory ResponseWriter:
+	// status (200 unless set), headers and body, nothing sent anywhere.
+	rec := httptest.NewRecorder()
 	d.api.ServeHTTP(rec, req)
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	return apiAnswer{Status: rec.status, Header: rec.header, Body: rec.body.Bytes()}, nil
+	return apiAnswer{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}, nil
 }
 
 // get calls GET path and decodes a 2xx answer into v; other answers come back
@@ -152,26 +152,6 @@ func (d *Dashboard) readURLs(w http.ResponseWriter, r *http.Request, s auth.Sess
 		return "", false
 	}
 	return id, d.read(w, r, s, base+"/"+id, v, what)
-}
-
-// recorder keeps an in-process answer.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return r.body.Write(p)
 }
 
 // pathID is an id from a URL or form, safe to put into an API path: ids are

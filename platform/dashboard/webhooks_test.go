@@ -75,12 +75,7 @@ func webhookSubscribe(t *testing.T, env *apptest.Env, key, name, target string) 
 // webhookChannel creates a sandbox channel: one shipping_channel.created event.
 func webhookChannel(t *testing.T, env *apptest.Env, key, name string) string {
 	t.Helper()
-	res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key,
-		Body: map[string]any{"name": name, "provider": "sandbox", "settings": map[string]any{"clientId": "c", "clientSecret": "s"}}})
-	if res.Status != http.StatusCreated {
-		t.Fatalf("creating channel: %d %s", res.Status, res.Body)
-	}
-	return res.Data(t)["id"].(string)
+	return env.SandboxChannel(key, name, nil)
 }
 
 // webhookLogs waits until the subscription has a log and returns them as the

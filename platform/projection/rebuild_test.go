@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"shipd/platform/apptest"
 	"shipd/platform/messaging"
 	"shipd/platform/postgres"
 	"shipd/platform/postgres/pgtest"
@@ -243,10 +244,10 @@ func TestRebuildReplacesACorruptedReadModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := e.state(); got != want {
-		t.Errorf("rebuilt read model differs from the one before corruption:\n%s", diff(want, got))
+		t.Errorf("rebuilt read model differs from the one before corruption:\n%s", apptest.DiffLines(want, got))
 	}
 	if got := e.schema(); got != wantSchema {
-		t.Errorf("tables, constraints or indexes changed by the swap:\n%s", diff(wantSchema, got))
+		t.Errorf("tables, constraints or indexes changed by the swap:\n%s", apptest.DiffLines(wantSchema, got))
 	}
 	if left := e.leftovers(); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
@@ -467,23 +468,4 @@ func TestOneRebuildOfAProjectionAtATime(t *testing.T) {
 	if _, err := c.Rebuild(t.Context(), "public.nope", nil); err == nil || !strings.Contains(err.Error(), `unknown projection "public.nope" (known: public.notes)`) {
 		t.Errorf("unknown name = %v", err)
 	}
-}
-
-func diff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var out []string
-	for _, l := range w {
-		if !slices.Contains(g, l) {
-			out = append(out, "- "+l)
-		}
-	}
-	for _, l := range g {
-		if !slices.Contains(w, l) {
-			out = append(out, "+ "+l)
-		}
-	}
-	if len(out) > 20 {
-		out = append(out[:20], fmt.Sprintf("... %d more", len(out)-20))
-	}
-	return strings.Join(out, "\n")
 }

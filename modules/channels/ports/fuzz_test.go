@@ -3,7 +3,6 @@ package ports_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"shipd"
 	"shipd/modules/channels/ports"
 	"shipd/platform/apptest"
-	"shipd/platform/fault"
 	"shipd/platform/httpapi"
 )
 
@@ -42,18 +40,18 @@ func FuzzChannelRequests(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var create ports.CreateRequest
-		err := decode(body, &create)
+		err := apptest.DecodeBody(body, &create)
 		if err == nil {
 			err = httpapi.Validate(create).Err()
 		}
-		if checkRefusal(t, err) && utf8.RuneCountInString(create.Description) > 2000 {
+		if apptest.CheckRefusal(t, err) && utf8.RuneCountInString(create.Description) > 2000 {
 			t.Fatalf("create accepted a description of %d characters", utf8.RuneCountInString(create.Description))
 		}
 
 		var update ports.UpdateRequest
-		err = decode(body, &update)
+		err = apptest.DecodeBody(body, &update)
 		if err != nil {
-			checkRefusal(t, err)
+			apptest.CheckRefusal(t, err)
 			return
 		}
 		errs := httpapi.Validate(update)
@@ -61,7 +59,7 @@ func FuzzChannelRequests(f *testing.F) {
 		if serr != nil {
 			errs.Add("settings", "must be an object")
 		}
-		if !checkRefusal(t, errs.Err()) {
+		if !apptest.CheckRefusal(t, errs.Err()) {
 			return
 		}
 		if update.Description != nil && utf8.RuneCountInString(*update.Description) > 2000 {
@@ -79,23 +77,6 @@ func FuzzChannelRequests(f *testing.F) {
 			}
 		}
 	})
-}
-
-func decode(body string, dst any) error {
-	return httpapi.Decode(httptest.NewRequest(http.MethodPost, channelsPath, strings.NewReader(body)), dst)
-}
-
-// checkRefusal fails t when err would not be a 400 or 422; it reports
-// whether the request passed.
-func checkRefusal(t *testing.T, err error) bool {
-	t.Helper()
-	if err == nil {
-		return true
-	}
-	if fe, ok := fault.As(err); !ok || fe.Kind != fault.KindInvalid && fe.Kind != fault.KindValidation {
-		t.Fatalf("refused with %v, which is not a 400 or 422", err)
-	}
-	return false
 }
 
 // FuzzChannelBodies sends any body to POST /v1/shipping-channels and to

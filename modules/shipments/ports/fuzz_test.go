@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"slices"
@@ -17,7 +16,6 @@ import (
 	"shipd/modules/shipments/ports"
 	"shipd/platform/apptest"
 	"shipd/platform/carrier"
-	"shipd/platform/fault"
 	"shipd/platform/httpapi"
 )
 
@@ -78,14 +76,14 @@ func FuzzShipmentRequests(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var create ports.CreateRequest
-		err := decode(body, &create)
+		err := apptest.DecodeBody(body, &create)
 		var amount float64
 		if create.CashOnDeliveryAmount != nil {
 			amount = *create.CashOnDeliveryAmount
 		}
 		if err == nil {
 			st, cod, err := create.Check(today)
-			if checkRefusal(t, err) {
+			if apptest.CheckRefusal(t, err) {
 				checkShipment(t, st.LabelFormat, st.ShippingDate, st.ReferenceNumber, len(st.Parcels))
 				for _, p := range st.Parcels {
 					if !slices.Contains([]string{"package", "envelope", "pallet"}, p.ParcelType) ||
@@ -106,17 +104,17 @@ func FuzzShipmentRequests(f *testing.F) {
 				}
 			}
 		} else {
-			checkRefusal(t, err)
+			apptest.CheckRefusal(t, err)
 		}
 
 		var update ports.UpdateRequest
-		if err := decode(body, &update); err != nil {
-			checkRefusal(t, err)
+		if err := apptest.DecodeBody(body, &update); err != nil {
+			apptest.CheckRefusal(t, err)
 			return
 		}
 		errs := httpapi.Validate(update)
 		metadata := httpapi.OptionalObject(update.Metadata, "metadata", errs)
-		if !checkRefusal(t, errs.Err()) {
+		if !apptest.CheckRefusal(t, errs.Err()) {
 			return
 		}
 		if update.ReferenceNumber != nil && utf8.RuneCountInString(*update.ReferenceNumber) > 255 {
@@ -146,23 +144,6 @@ func checkShipment(t *testing.T, labelFormat, shippingDate, reference string, pa
 
 // within reports 0 < v <= limit.
 func within(v, limit float64) bool { return v > 0 && v <= limit }
-
-func decode(body string, dst any) error {
-	return httpapi.Decode(httptest.NewRequest(http.MethodPost, shipmentsPath, strings.NewReader(body)), dst)
-}
-
-// checkRefusal fails t when err would not be a 400 or 422; it reports
-// whether the request passed.
-func checkRefusal(t *testing.T, err error) bool {
-	t.Helper()
-	if err == nil {
-		return true
-	}
-	if fe, ok := fault.As(err); !ok || fe.Kind != fault.KindInvalid && fe.Kind != fault.KindValidation {
-		t.Fatalf("refused with %v, which is not a 400 or 422", err)
-	}
-	return false
-}
 
 // fuzzEnv starts the app with an active sandbox channel and one shipment
 // the carrier created.

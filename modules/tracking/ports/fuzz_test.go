@@ -3,7 +3,6 @@ package ports_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	"shipd"
 	"shipd/modules/tracking/ports"
 	"shipd/platform/apptest"
-	"shipd/platform/fault"
-	"shipd/platform/httpapi"
 )
 
 // bodySeeds are the bodies of the tests and the README for channel ch.
@@ -58,9 +55,9 @@ func FuzzTrackingParcelRequests(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var create ports.CreateRequest
-		if err := decode(body, &create); err != nil {
-			checkRefusal(t, err)
-		} else if st, err := create.Check(); checkRefusal(t, err) {
+		if err := apptest.DecodeBody(body, &create); err != nil {
+			apptest.CheckRefusal(t, err)
+		} else if st, err := create.Check(); apptest.CheckRefusal(t, err) {
 			switch {
 			case !trackingNumber.MatchString(st.TrackingNumber) || st.ChannelID == "":
 				t.Fatalf("accepted tracking number %q on channel %q", st.TrackingNumber, st.ChannelID)
@@ -72,12 +69,12 @@ func FuzzTrackingParcelRequests(f *testing.F) {
 		}
 
 		var update ports.UpdateRequest
-		if err := decode(body, &update); err != nil {
-			checkRefusal(t, err)
+		if err := apptest.DecodeBody(body, &update); err != nil {
+			apptest.CheckRefusal(t, err)
 			return
 		}
 		external, err := update.Check()
-		if !checkRefusal(t, err) {
+		if !apptest.CheckRefusal(t, err) {
 			return
 		}
 		for _, raw := range []json.RawMessage{update.TrackingNumber, update.ChannelID, update.CheckDelayHours, update.MaxChecks, update.Status} {
@@ -92,23 +89,6 @@ func FuzzTrackingParcelRequests(f *testing.F) {
 			t.Fatalf("external_data %s read as %v", update.ExternalData, external)
 		}
 	})
-}
-
-func decode(body string, dst any) error {
-	return httpapi.Decode(httptest.NewRequest(http.MethodPost, parcelsPath, strings.NewReader(body)), dst)
-}
-
-// checkRefusal fails t when err would not be a 400 or 422; it reports
-// whether the request passed.
-func checkRefusal(t *testing.T, err error) bool {
-	t.Helper()
-	if err == nil {
-		return true
-	}
-	if fe, ok := fault.As(err); !ok || fe.Kind != fault.KindInvalid && fe.Kind != fault.KindValidation {
-		t.Fatalf("refused with %v, which is not a 400 or 422", err)
-	}
-	return false
 }
 
 // fuzzEnv starts the app with an active sandbox channel and one tracking

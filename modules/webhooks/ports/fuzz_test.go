@@ -3,7 +3,6 @@ package ports_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"shipd/modules/webhooks/app"
 	"shipd/modules/webhooks/ports"
 	"shipd/platform/apptest"
-	"shipd/platform/fault"
-	"shipd/platform/httpapi"
 )
 
 // bodySeeds are the subscription bodies of the tests and the README.
@@ -66,13 +63,13 @@ func FuzzSubscriptionRequests(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var req ports.SubscriptionRequest
-		if err := decode(body, &req); err != nil {
-			checkRefusal(t, err)
+		if err := apptest.DecodeBody(body, &req); err != nil {
+			apptest.CheckRefusal(t, err)
 			return
 		}
 		for _, required := range [][]string{{"name", "url", "events"}, {"name"}, nil} {
 			c, err := req.Check(required...)
-			if !checkRefusal(t, err) {
+			if !apptest.CheckRefusal(t, err) {
 				continue
 			}
 			if slices.Contains(required, "url") && (c.URL == nil || len(c.Events) == 0) || slices.Contains(required, "name") && c.Name == nil {
@@ -119,23 +116,6 @@ func checkURL(t *testing.T, raw string) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil || len(raw) > 2048 {
 		t.Fatalf("accepted the URL %q (%v)", raw, err)
 	}
-}
-
-func decode(body string, dst any) error {
-	return httpapi.Decode(httptest.NewRequest(http.MethodPost, subsPath, strings.NewReader(body)), dst)
-}
-
-// checkRefusal fails t when err would not be a 400 or 422; it reports
-// whether the request passed.
-func checkRefusal(t *testing.T, err error) bool {
-	t.Helper()
-	if err == nil {
-		return true
-	}
-	if fe, ok := fault.As(err); !ok || fe.Kind != fault.KindInvalid && fe.Kind != fault.KindValidation {
-		t.Fatalf("refused with %v, which is not a 400 or 422", err)
-	}
-	return false
 }
 
 // fuzzEnv starts the app with one webhook subscription.
