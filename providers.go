@@ -24,6 +24,7 @@ import (
 	"shipd/platform/config"
 	"shipd/platform/messaging"
 	"shipd/platform/metrics"
+	"shipd/platform/postgres"
 	"shipd/platform/server"
 )
 
@@ -32,6 +33,7 @@ var platformSet = wire.NewSet(
 	server.Logger,
 	database,
 	server.SecretBox,
+	postgres.NewPresence,
 	bus,
 	outbox,
 	newLabelMerger,
@@ -47,7 +49,8 @@ func database(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) 
 }
 
 func bus(db *sqlx.DB, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
-	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg}, logger)
+	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg,
+		MaxOpenTransactions: cfg.DatabasePool().SubscriberTransactions()}, logger)
 }
 
 func outbox(logger *slog.Logger) *messaging.Outbox {
@@ -89,6 +92,6 @@ func (labelMerger) MIMEType(format string) string { return labels.MIMEType(forma
 func newLabelMerger() labelMerger { return labelMerger{} }
 
 // workers lists the background loops every instance runs.
-func workers(j *server.Janitor) []server.Worker {
-	return []server.Worker{j}
+func workers(j *server.Janitor, p *postgres.Presence) []server.Worker {
+	return []server.Worker{j, p}
 }

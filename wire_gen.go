@@ -29,6 +29,7 @@ import (
 	"shipd/platform/config"
 	"shipd/platform/idempotency"
 	"shipd/platform/metrics"
+	"shipd/platform/postgres"
 	"shipd/platform/ratelimit"
 	"shipd/platform/server"
 )
@@ -50,12 +51,13 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	}
 	store := auth.NewStore(db, clk)
 	limiter := ratelimit.New(db, clk)
-	idempotencyStore := idempotency.NewStore(db, clk)
 	box, err := server.SecretBox(cfg)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
+	presence := postgres.NewPresence(db)
+	idempotencyStore := idempotency.NewStore(db, clk, box, presence)
 	messagingOutbox := outbox(logger)
 	postgresRepository := adapters.NewPostgresRepository(db, box, messagingOutbox)
 	channelListReader := adapters.NewChannelListReader(db)
@@ -99,7 +101,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	webhooksModule := webhooks.NewModule(httpServer3, eventHandlers2, deliveryWorker, retentionWorker)
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
-	v2 := workers(janitor)
+	v2 := workers(janitor, presence)
 	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
 	if err != nil {
 		cleanup()

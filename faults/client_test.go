@@ -73,6 +73,11 @@ func (a answer) errorCode() string {
 }
 
 func (c client) call(method, path string, body any) answer {
+	return c.callWith(method, path, nil, body)
+}
+
+// callWith is call with extra request headers (an Idempotency-Key).
+func (c client) callWith(method, path string, headers map[string]string, body any) answer {
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -88,6 +93,9 @@ func (c client) call(method, path string, body any) answer {
 	req.Header.Set("Authorization", "Bearer "+c.key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	a := answer{sent: time.Now()}
 	res, err := httpClient.Do(req)

@@ -47,7 +47,7 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 	}
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 
-	db, err := postgres.Open(ctx, dsn)
+	db, err := postgres.Open(ctx, dsn, postgres.Pool{})
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func startService(ctx context.Context, dsn string, tweak func(*config.Config)) (
 	done := make(chan error, 1)
 	go func() { done <- app.Run(runCtx, ln) }()
 	<-app.Running()
-	db, err := postgres.Open(ctx, dsn)
+	db, err := postgres.Open(ctx, dsn, postgres.Pool{})
 	if err != nil {
 		cancel()
 		cleanup()

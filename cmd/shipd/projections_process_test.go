@@ -90,7 +90,7 @@ func TestProjectionsCommands(t *testing.T) {
 	}
 
 	// Lose a channel from the read model; the rebuild brings it back.
-	db, err := postgres.Open(context.Background(), dsn)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestProjectionsRebuildDrawsABarOnATerminal(t *testing.T) {
 		t.Skip("no script(1) to give shipd a terminal")
 	}
 	dsn := pgtest.NewDatabase(t)
-	db, err := postgres.Open(context.Background(), dsn)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"shipd"
 	"shipd/platform/clock"
 	"shipd/platform/config"
+	"shipd/platform/failpoint"
 )
 
 func serveCommand() *cobra.Command {
@@ -20,6 +21,9 @@ func serveCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig()
 			if err != nil {
+				return err
+			}
+			if err := armFailpoint(cfg); err != nil {
 				return err
 			}
 			ctx := cmd.Context()
@@ -50,4 +54,17 @@ func serviceClock(cfg config.Config) clock.Clock {
 	}
 	fmt.Fprintf(os.Stderr, "shipd: TEST CLOCK: the service's time is the wall clock plus the offset in %s (fault tests only)\n", cfg.TestClockFile)
 	return clock.FromFile(cfg.TestClockFile)
+}
+
+// armFailpoint arms the fault tests' failpoint (SHIPD_TEST_FAILPOINT), said
+// loudly like the test clock.
+func armFailpoint(cfg config.Config) error {
+	if cfg.TestFailpoint == "" {
+		return nil
+	}
+	if err := failpoint.Arm(cfg.TestFailpoint); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "shipd: TEST FAILPOINT %s: this process kills itself there (fault tests only)\n", cfg.TestFailpoint)
+	return nil
 }

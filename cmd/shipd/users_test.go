@@ -33,7 +33,7 @@ func TestUsersCreate(t *testing.T) {
 	if !strings.Contains(out, "Created user usr_") || !strings.Contains(out, "jana@example.com") || strings.Contains(out+errOut, "dashboard password") {
 		t.Errorf("output %q %q", out, errOut)
 	}
-	db, err := postgres.Open(context.Background(), dsn)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	if err := e.Config.Validate(); err != nil {
 		t.Fatalf("test config: %v", err)
 	}
-	db, err := postgres.Open(context.Background(), dsn)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package apptest
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,10 +12,13 @@ import (
 
 // Request is one call to the API.
 type Request struct {
-	Method  string
-	Path    string // e.g. "/v1/shipping-channels"
-	Key     string // bearer key; empty sends no Authorization
-	Body    any    // marshalled as JSON unless a string or []byte (sent raw)
+	Method string
+	Path   string // e.g. "/v1/shipping-channels"
+	Key    string // bearer key; empty sends no Authorization
+	Body   any    // marshalled as JSON unless a string or []byte (sent raw)
+	// Headers are set on the request; an empty value removes the header
+	// (an authenticated POST gets a fresh Idempotency-Key unless Headers
+	// names one).
 	Headers map[string]string
 	// Unchecked says why this exchange need not match the OpenAPI document
 	// (a read model corrupted on purpose answers garbage); empty, it is
@@ -96,6 +100,14 @@ func (in *Instance) send(t testing.TB, req Request, fuzzInput bool) *Response {
 	}
 	if req.Key != "" {
 		hr.Header.Set("Authorization", "Bearer "+req.Key)
+		if req.Method == http.MethodPost {
+			// Every authenticated POST carries a key of its own, as a careful
+			// client's would, so every test runs the handlers the way keyed
+			// requests run them: their writes and the stored answer in one
+			// transaction (ADR 0007). A test sets the header to send its own
+			// key, or to "" to send none.
+			hr.Header.Set("Idempotency-Key", "apptest-"+rand.Text())
+		}
 	}
 	for k, v := range req.Headers {
 		if v == "" {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"shipd/platform/postgres"
 )
 
 // Config is everything shipd reads from its environment.
@@ -27,6 +29,15 @@ type Config struct {
 	LogLevel                    string  `env:"LOG_LEVEL" envDefault:"info"`
 	// DataDir holds the local cluster and the generated secret key in local mode.
 	DataDir string `env:"SHIPD_DATA_DIR" envDefault:".data"`
+	// Database pool of each instance (postgres.Pool). The default maximum
+	// lets three instances and a migration share a PostgreSQL of the
+	// default max_connections (100) with room to spare; idle connections
+	// close after DATABASE_CONN_MAX_IDLE_TIME, so an idle instance keeps
+	// only the few its pollers use.
+	DatabaseMaxConns        int           `env:"DATABASE_MAX_CONNS" envDefault:"25"`
+	DatabaseMaxIdleConns    int           `env:"DATABASE_MAX_IDLE_CONNS" envDefault:"25"`
+	DatabaseConnMaxLifetime time.Duration `env:"DATABASE_CONN_MAX_LIFETIME" envDefault:"30m"`
+	DatabaseConnMaxIdleTime time.Duration `env:"DATABASE_CONN_MAX_IDLE_TIME" envDefault:"1m"`
 	// MessagePollInterval is how long an idle event subscriber waits before
 	// asking PostgreSQL again; it bounds how far read models trail writes.
 	MessagePollInterval time.Duration `env:"MESSAGE_POLL_INTERVAL" envDefault:"50ms"`
@@ -59,6 +70,9 @@ type Config struct {
 	// plus an offset read from this file (clock.FromFile), so a test can
 	// move a running instance through hours of retries in seconds.
 	TestClockFile string `env:"SHIPD_TEST_CLOCK_FILE"`
+	// TestFailpoint, for fault tests only, arms a failpoint
+	// (platform/failpoint): "name=share" kills the process at that point.
+	TestFailpoint string `env:"SHIPD_TEST_FAILPOINT"`
 	// LogWriter receives the JSON log; nil means standard error. Tests set it
 	// to read what the service logs.
 	LogWriter io.Writer `env:"-"`
@@ -118,7 +132,16 @@ func (c Config) Validate() error {
 	if c.MessagePollInterval <= 0 || c.WorkerPollInterval <= 0 {
 		errs = append(errs, errors.New("MESSAGE_POLL_INTERVAL and WORKER_POLL_INTERVAL must be positive"))
 	}
+	if err := c.DatabasePool().Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// DatabasePool is the pool settings of DATABASE_MAX_CONNS and its kin.
+func (c Config) DatabasePool() postgres.Pool {
+	return postgres.Pool{MaxConns: c.DatabaseMaxConns, MaxIdleConns: c.DatabaseMaxIdleConns,
+		ConnMaxLifetime: c.DatabaseConnMaxLifetime, ConnMaxIdleTime: c.DatabaseConnMaxIdleTime}
 }
 
 // SlogLevel turns LOG_LEVEL into a slog level.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"shipd/platform/config"
+	"shipd/platform/postgres"
 )
 
 const goodSecret = "0123456789abcdef0123456789abcdef"
@@ -20,7 +21,8 @@ func unsetEnv(t *testing.T) {
 	for _, k := range []string{
 		"DATABASE_URL", "HTTP_ADDR", "SECRET_KEY", "PUBLIC_BASE_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
 		"SANDBOX_TIME_SCALE", "LOG_LEVEL", "SHIPD_DATA_DIR", "MESSAGE_POLL_INTERVAL", "WORKER_POLL_INTERVAL",
-		"SHUTDOWN_TIMEOUT",
+		"SHUTDOWN_TIMEOUT", "DATABASE_MAX_CONNS", "DATABASE_MAX_IDLE_CONNS", "DATABASE_CONN_MAX_LIFETIME",
+		"DATABASE_CONN_MAX_IDLE_TIME", "SHIPD_TEST_FAILPOINT",
 	} {
 		t.Setenv(k, "") // restores the old value when t ends
 		if err := os.Unsetenv(k); err != nil {
@@ -49,12 +51,20 @@ func TestLoadDefaults(t *testing.T) {
 		WebhookConcurrency:   64,
 		WebhookTimeout:       10 * time.Second,
 		WebhookPurgeInterval: time.Hour,
+		// The pool's defaults are postgres.DefaultPool's (checked below).
+		DatabaseMaxConns:        25,
+		DatabaseMaxIdleConns:    25,
+		DatabaseConnMaxLifetime: 30 * time.Minute,
+		DatabaseConnMaxIdleTime: time.Minute,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Load() =\n %+v\nwant\n %+v", cfg, want)
 	}
 	if !cfg.LocalMode() {
 		t.Error("no DATABASE_URL, yet LocalMode() = false")
+	}
+	if cfg.DatabasePool() != postgres.DefaultPool {
+		t.Errorf("the environment's default pool %+v is not postgres.DefaultPool %+v", cfg.DatabasePool(), postgres.DefaultPool)
 	}
 }
 
@@ -126,6 +136,10 @@ func TestValidate(t *testing.T) {
 		wantErr string // "" means valid
 	}{
 		{"defaults", func(*config.Config) {}, ""},
+		{"pool of 4", func(c *config.Config) { c.DatabaseMaxConns = 4; c.DatabaseMaxIdleConns = 2 }, ""},
+		{"pool too small", func(c *config.Config) { c.DatabaseMaxConns = 3 }, "DATABASE_MAX_CONNS"},
+		{"more idle than open", func(c *config.Config) { c.DatabaseMaxConns = 10; c.DatabaseMaxIdleConns = 11 }, "DATABASE_MAX_IDLE_CONNS"},
+		{"negative idle time", func(c *config.Config) { c.DatabaseConnMaxIdleTime = -time.Second }, "DATABASE_CONN_MAX_IDLE_TIME"},
 		{"database with secret", func(c *config.Config) { c.DatabaseURL = "postgres://db"; c.SecretKey = goodSecret }, ""},
 		{"warn level", func(c *config.Config) { c.LogLevel = "warn" }, ""},
 		{"webhook timeout too long", func(c *config.Config) { c.WebhookTimeout = 2 * time.Minute }, "WEBHOOK_TIMEOUT"},

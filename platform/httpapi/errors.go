@@ -46,12 +46,10 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			return // the client went away; nobody reads the answer
 		}
 		if postgres.IsUnavailable(err) {
-			// Not a bug: PostgreSQL is down or restarting, and the same
-			// request will work once it is back (the fault suite measures how soon).
-			slog.WarnContext(r.Context(), "request failed: database unavailable", "err", err, "request_id", RequestID(r.Context()))
-			w.Header().Set("Retry-After", "1")
-			WriteErrorBody(w, r, http.StatusServiceUnavailable, "service_unavailable",
-				"The service is temporarily unavailable (its database cannot be reached). Try again shortly.", nil)
+			// Not a bug: PostgreSQL is down, restarting or out of
+			// connections, and the same request will work once it is back
+			// (the fault suite measures how soon).
+			writeDatabaseUnavailable(w, r, err)
 			return
 		}
 		slog.ErrorContext(r.Context(), "request failed", "err", err, "request_id", RequestID(r.Context()))

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/lib/pq"
+
 	"shipd/platform/fault"
 	"shipd/platform/httpapi"
 )
@@ -175,5 +177,24 @@ func TestWriteJSON(t *testing.T) {
 	httpapi.WriteJSON(rec, http.StatusOK, map[string]any{"bad": func() {}})
 	if rec.Code != http.StatusInternalServerError {
 		t.Errorf("an unencodable value answered %d, want 500", rec.Code)
+	}
+}
+
+// PostgreSQL out of connection slots is a 503 with Retry-After too, and a
+// hundred such answers make one log line, which names the cause.
+func TestWriteErrorNoConnectionSlotLogsOnce(t *testing.T) {
+	httpapi.ForgetDatabaseTrouble()
+	logs := captureLog(t)
+	full := fmt.Errorf("begin: %w", &pq.Error{Code: "53300", Message: "sorry, too many clients already"})
+	for i := range 100 {
+		rec := serveError(full)
+		body := readError(t, rec, http.StatusServiceUnavailable)
+		if body.Error.Code != "service_unavailable" || rec.Header().Get("Retry-After") != "1" || !strings.Contains(body.Message, "no free connection") {
+			t.Fatalf("answer %d: code %q, Retry-After %q, message %q", i, body.Error.Code, rec.Header().Get("Retry-After"), body.Message)
+		}
+	}
+	lines := strings.Count(strings.TrimSpace(logs.String()), "\n") + 1
+	if lines != 1 || !strings.Contains(logs.String(), "no connection slot left") || !strings.Contains(logs.String(), "DATABASE_MAX_CONNS") {
+		t.Errorf("%d log lines for 100 answers, want 1 naming the cause:\n%s", lines, logs)
 	}
 }

@@ -2,9 +2,7 @@ package idempotency
 
 import (
 	"bytes"
-	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"unicode/utf8"
 
@@ -45,7 +43,7 @@ func Middleware(s *Store) func(http.Handler) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			outcome, stored, token, err := s.Claim(r.Context(), p.AccountID, key, Fingerprint(r.Method, r.URL.Path, body))
+			outcome, stored, token, err := s.Claim(r.Context(), p.AccountID, key, NewRequest(r.Method, r.URL.Path, body))
 			if err != nil {
 				httpapi.WriteError(w, r, err)
 				return
@@ -64,42 +62,8 @@ func Middleware(s *Store) func(http.Handler) http.Handler {
 				w.WriteHeader(stored.Status)
 				_, _ = w.Write(stored.Body)
 			case Claimed:
-				rec := &recorder{ResponseWriter: w}
-				next.ServeHTTP(rec, r)
-				// Store with a fresh context: the client leaving must not
-				// leave the key claimed.
-				ctx := context.WithoutCancel(r.Context())
-				if rec.status >= 500 || rec.status == 0 {
-					err = s.Release(ctx, p.AccountID, key, token)
-				} else {
-					err = s.Complete(ctx, p.AccountID, key, token, Stored{Status: rec.status, Header: w.Header(), Body: rec.body.Bytes()})
-				}
-				if err != nil {
-					slog.ErrorContext(ctx, "storing idempotent answer", "err", err, "request_id", httpapi.RequestID(ctx))
-				}
+				s.serveClaimed(w, r, next, claim{account: p.AccountID, key: key, token: token})
 			}
 		})
 	}
-}
-
-// recorder passes the answer through and keeps a copy.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	r.body.Write(b)
-	return r.ResponseWriter.Write(b)
 }

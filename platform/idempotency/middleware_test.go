@@ -25,6 +25,11 @@ type request struct {
 func server(t testing.TB, handler http.HandlerFunc) func(request) *httptest.ResponseRecorder {
 	t.Helper()
 	s, _, _ := newStore(t)
+	return serverOn(s, handler)
+}
+
+// serverOn is server on a given store.
+func serverOn(s *idempotency.Store, handler http.HandlerFunc) func(request) *httptest.ResponseRecorder {
 	h := httpapi.WithRequestID(idempotency.Middleware(s)(handler))
 	return func(r request) *httptest.ResponseRecorder {
 		if r.method == "" {

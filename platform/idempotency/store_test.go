@@ -1,6 +1,7 @@
 package idempotency_test
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"sync"
@@ -11,7 +12,9 @@ import (
 
 	"shipd/platform/clock"
 	"shipd/platform/idempotency"
+	"shipd/platform/postgres"
 	"shipd/platform/postgres/pgtest"
+	"shipd/platform/secrets"
 )
 
 var start = time.Date(2030, 1, 2, 12, 0, 0, 0, time.UTC)
@@ -20,12 +23,45 @@ func newStore(t testing.TB) (*idempotency.Store, *clock.Manual, *sqlx.DB) {
 	t.Helper()
 	db := pgtest.Open(t)
 	clk := clock.NewManual(start)
-	return idempotency.NewStore(db, clk), clk, db
+	return idempotency.NewStore(db, clk, testBox(t), livePresence(t, db)), clk, db
+}
+
+func testBox(t testing.TB) *secrets.Box {
+	t.Helper()
+	box, err := secrets.NewBox("idempotency-test-key-0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
+}
+
+// livePresence runs a presence, as every instance does, until the test ends.
+func livePresence(t testing.TB, db *sqlx.DB) *postgres.Presence {
+	t.Helper()
+	p := postgres.NewPresence(db)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = p.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		alive, err := p.Alive(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alive {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the presence lock was not taken within 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 var (
-	fpA = idempotency.Fingerprint(http.MethodPost, "/v1/shipments", []byte(`{"a":1}`))
-	fpB = idempotency.Fingerprint(http.MethodPost, "/v1/shipments", []byte(`{"a":2}`))
+	fpA = idempotency.NewRequest(http.MethodPost, "/v1/shipments", []byte(`{"a":1}`))
+	fpB = idempotency.NewRequest(http.MethodPost, "/v1/shipments", []byte(`{"a":2}`))
 )
 
 // tokens remembers the token of the latest claim of each account/key, as the
@@ -41,7 +77,7 @@ func token(account, key string) string {
 	return tokens[account+"/"+key]
 }
 
-func claim(t *testing.T, s *idempotency.Store, account, key string, fp []byte) (idempotency.Outcome, *idempotency.Stored) {
+func claim(t *testing.T, s *idempotency.Store, account, key string, fp idempotency.Request) (idempotency.Outcome, *idempotency.Stored) {
 	t.Helper()
 	outcome, stored, tok, err := s.Claim(t.Context(), account, key, fp)
 	if err != nil {
@@ -58,7 +94,7 @@ func claim(t *testing.T, s *idempotency.Store, account, key string, fp []byte) (
 	return outcome, stored
 }
 
-func wantOutcome(t *testing.T, s *idempotency.Store, account, key string, fp []byte, want idempotency.Outcome) *idempotency.Stored {
+func wantOutcome(t *testing.T, s *idempotency.Store, account, key string, fp idempotency.Request, want idempotency.Outcome) *idempotency.Stored {
 	t.Helper()
 	got, stored := claim(t, s, account, key, fp)
 	if got != want {
@@ -70,9 +106,9 @@ func wantOutcome(t *testing.T, s *idempotency.Store, account, key string, fp []b
 	return stored
 }
 
-func complete(t *testing.T, s *idempotency.Store, account, key string) {
+func complete(t *testing.T, s *idempotency.Store, db *sqlx.DB, account, key string) {
 	t.Helper()
-	err := s.Complete(t.Context(), account, key, token(account, key), idempotency.Stored{
+	err := completeWith(t, s, db, account, key, token(account, key), idempotency.Stored{
 		Status: http.StatusCreated,
 		Header: http.Header{
 			"Content-Type": {"application/json"},
@@ -86,27 +122,36 @@ func complete(t *testing.T, s *idempotency.Store, account, key string) {
 	}
 }
 
-func TestFingerprint(t *testing.T) {
-	base := idempotency.Fingerprint("POST", "/v1/a", []byte("x"))
-	if string(base) != string(idempotency.Fingerprint("POST", "/v1/a", []byte("x"))) {
+// completeWith stores an answer in a transaction of its own, as a request
+// that wrote nothing else does.
+func completeWith(t *testing.T, s *idempotency.Store, db *sqlx.DB, account, key, tok string, st idempotency.Stored) error {
+	t.Helper()
+	return postgres.InTx(t.Context(), db, func(tx *sqlx.Tx) error {
+		return s.Complete(t.Context(), tx, account, key, tok, st)
+	})
+}
+
+func TestRequestFingerprint(t *testing.T) {
+	base := idempotency.NewRequest("POST", "/v1/a", []byte("x"))
+	if string(base.Fingerprint) != string(idempotency.NewRequest("POST", "/v1/a", []byte("x")).Fingerprint) {
 		t.Error("fingerprint is not deterministic")
 	}
-	for name, other := range map[string][]byte{
-		"method": idempotency.Fingerprint("PUT", "/v1/a", []byte("x")),
-		"path":   idempotency.Fingerprint("POST", "/v1/b", []byte("x")),
-		"body":   idempotency.Fingerprint("POST", "/v1/a", []byte("y")),
+	for name, other := range map[string]idempotency.Request{
+		"method": idempotency.NewRequest("PUT", "/v1/a", []byte("x")),
+		"path":   idempotency.NewRequest("POST", "/v1/b", []byte("x")),
+		"body":   idempotency.NewRequest("POST", "/v1/a", []byte("y")),
 	} {
-		if string(other) == string(base) {
+		if string(other.Fingerprint) == string(base.Fingerprint) {
 			t.Errorf("another %s gives the same fingerprint", name)
 		}
 	}
 }
 
 func TestClaimCompleteReplay(t *testing.T) {
-	s, clk, _ := newStore(t)
+	s, clk, db := newStore(t)
 	wantOutcome(t, s, "acc_1", "k", fpA, idempotency.Claimed)
 	clk.Advance(time.Second)
-	complete(t, s, "acc_1", "k")
+	complete(t, s, db, "acc_1", "k")
 
 	clk.Advance(time.Hour)
 	stored := wantOutcome(t, s, "acc_1", "k", fpA, idempotency.Replay)
@@ -147,9 +192,9 @@ func TestClaimWhileRunning(t *testing.T) {
 }
 
 func TestCompletedKeyExpiresAfterTTL(t *testing.T) {
-	s, clk, _ := newStore(t)
+	s, clk, db := newStore(t)
 	wantOutcome(t, s, "acc_1", "k", fpA, idempotency.Claimed)
-	complete(t, s, "acc_1", "k")
+	complete(t, s, db, "acc_1", "k")
 
 	clk.Advance(idempotency.TTL - time.Second)
 	wantOutcome(t, s, "acc_1", "k", fpB, idempotency.Reused)
@@ -161,7 +206,7 @@ func TestCompletedKeyExpiresAfterTTL(t *testing.T) {
 func TestRelease(t *testing.T) {
 	s, _, db := newStore(t)
 	wantOutcome(t, s, "acc_1", "k", fpA, idempotency.Claimed)
-	if err := s.Release(t.Context(), "acc_1", "k", token("acc_1", "k")); err != nil {
+	if err := s.Release(t.Context(), db, "acc_1", "k", token("acc_1", "k")); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 	var n int
@@ -172,8 +217,8 @@ func TestRelease(t *testing.T) {
 	wantOutcome(t, s, "acc_1", "k", fpB, idempotency.Claimed)
 
 	// A completed key is not released.
-	complete(t, s, "acc_1", "k")
-	if err := s.Release(t.Context(), "acc_1", "k", token("acc_1", "k")); err != nil {
+	complete(t, s, db, "acc_1", "k")
+	if err := s.Release(t.Context(), db, "acc_1", "k", token("acc_1", "k")); err != nil {
 		t.Fatal(err)
 	}
 	wantOutcome(t, s, "acc_1", "k", fpB, idempotency.Replay)
@@ -182,10 +227,10 @@ func TestRelease(t *testing.T) {
 func TestPurge(t *testing.T) {
 	s, clk, db := newStore(t)
 	wantOutcome(t, s, "acc_1", "old", fpA, idempotency.Claimed)
-	complete(t, s, "acc_1", "old")
+	complete(t, s, db, "acc_1", "old")
 	clk.Advance(23 * time.Hour)
 	wantOutcome(t, s, "acc_1", "young", fpA, idempotency.Claimed)
-	complete(t, s, "acc_1", "young")
+	complete(t, s, db, "acc_1", "young")
 
 	clk.Advance(time.Hour + time.Second) // old is 24 h 1 s old, young 1 h 1 s
 	if err := s.Purge(t.Context()); err != nil {
@@ -237,19 +282,19 @@ func TestClaimConcurrentFirstUse(t *testing.T) {
 
 // A holder whose claim was taken over cannot overwrite the new holder's row.
 func TestStaleClaimCannotComplete(t *testing.T) {
-	s, clk, _ := newStore(t)
+	s, clk, db := newStore(t)
 	wantOutcome(t, s, "acc_1", "slow", fpA, idempotency.Claimed)
 	stale := token("acc_1", "slow")
 	clk.Advance(61 * time.Second)
 	wantOutcome(t, s, "acc_1", "slow", fpA, idempotency.Claimed) // taken over
-	if err := s.Complete(t.Context(), "acc_1", "slow", stale, idempotency.Stored{Status: 500, Header: http.Header{}}); err != nil {
-		t.Fatal(err)
+	if err := completeWith(t, s, db, "acc_1", "slow", stale, idempotency.Stored{Status: 500, Header: http.Header{}}); err == nil {
+		t.Fatal("a taken-over claim completed")
 	}
-	if err := s.Release(t.Context(), "acc_1", "slow", stale); err != nil {
+	if err := s.Release(t.Context(), db, "acc_1", "slow", stale); err != nil {
 		t.Fatal(err)
 	}
 	wantOutcome(t, s, "acc_1", "slow", fpA, idempotency.Running) // still the new holder's
-	complete(t, s, "acc_1", "slow")
+	complete(t, s, db, "acc_1", "slow")
 	if st := wantOutcome(t, s, "acc_1", "slow", fpA, idempotency.Replay); st.Status != http.StatusCreated {
 		t.Errorf("stored status %d", st.Status)
 	}

@@ -44,6 +44,10 @@ type BusConfig struct {
 	PollInterval time.Duration
 	// AckDeadline is how long a handler may take before its message is redelivered.
 	AckDeadline time.Duration
+	// MaxOpenTransactions bounds how many subscriber transactions are open
+	// at once (see limitedBeginner); 0 means no bound. Set it below the
+	// database pool's size.
+	MaxOpenTransactions int
 	// Metrics, when set, receives Watermill's handler run counts and times
 	// (shipd_events_handler_execution_time_seconds by handler and success)
 	// and its subscriber and publisher counts.
@@ -61,7 +65,7 @@ func (c *BusConfig) setDefaults() {
 
 // Validate reports settings that cannot work.
 func (c BusConfig) Validate() error {
-	if c.PollInterval < 0 || c.AckDeadline < 0 {
+	if c.PollInterval < 0 || c.AckDeadline < 0 || c.MaxOpenTransactions < 0 {
 		return fmt.Errorf("messaging: negative interval in %+v", c)
 	}
 	return nil
@@ -70,12 +74,12 @@ func (c BusConfig) Validate() error {
 // Bus runs the handlers of every module: each handler has its own
 // subscriber whose consumer group is the handler's name.
 type Bus struct {
-	db      *sqlx.DB
-	config  BusConfig
-	logger  watermill.LoggerAdapter
-	router  *message.Router
-	events  *cqrs.EventProcessor
-	command *cqrs.CommandProcessor
+	beginner watermillsql.Beginner
+	config   BusConfig
+	logger   watermill.LoggerAdapter
+	router   *message.Router
+	events   *cqrs.EventProcessor
+	command  *cqrs.CommandProcessor
 }
 
 // NewBus builds a Bus; add handlers, then Run it.
@@ -97,7 +101,10 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.Metrics != nil {
 		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
 	}
-	b := &Bus{db: db, config: config, logger: wlog, router: router}
+	b := &Bus{beginner: watermillsql.BeginnerFromStdSQL(db.DB), config: config, logger: wlog, router: router}
+	if config.MaxOpenTransactions > 0 {
+		b.beginner = limitedBeginner{Beginner: b.beginner, slots: make(chan struct{}, config.MaxOpenTransactions)}
+	}
 	b.events, err = cqrs.NewEventProcessorWithConfig(router, cqrs.EventProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.EventProcessorGenerateSubscribeTopicParams) (string, error) { return p.EventName, nil },
 		SubscriberConstructor: func(p cqrs.EventProcessorSubscriberConstructorParams) (message.Subscriber, error) {
@@ -125,7 +132,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 
 func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
 	deadline := b.config.AckDeadline
-	return watermillsql.NewSubscriber(watermillsql.BeginnerFromStdSQL(b.db.DB), watermillsql.SubscriberConfig{
+	sub, err := watermillsql.NewSubscriber(b.beginner, watermillsql.SubscriberConfig{
 		ConsumerGroup:  consumerGroup,
 		PollInterval:   b.config.PollInterval,
 		ResendInterval: 100 * time.Millisecond,
@@ -138,6 +145,10 @@ func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
 		// instance on watermill's advisory lock at start.
 		InitializeSchema: false,
 	}, b.logger)
+	if err != nil {
+		return nil, err
+	}
+	return patientSubscriber{Subscriber: sub}, nil
 }
 
 // OnEvent adds a handler of events of type T. The handler runs inside the

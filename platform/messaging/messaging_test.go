@@ -41,7 +41,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t))
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,11 +21,11 @@ func Tx(ctx context.Context) (*sqlx.Tx, error) {
 	if !ok {
 		return nil, errors.New("messaging: no subscriber transaction in context")
 	}
-	std, ok := tx.(*watermillsql.StdSQLTx)
+	std, ok := stdTx(tx)
 	if !ok {
 		return nil, fmt.Errorf("messaging: unexpected transaction type %T", tx)
 	}
-	return &sqlx.Tx{Tx: std.Tx, Mapper: mapper}, nil
+	return &sqlx.Tx{Tx: std, Mapper: mapper}, nil
 }
 
 // MessageID returns the id ("evt_...") of the message being handled.

@@ -15,7 +15,7 @@ import (
 // the subscribers' own (transaction id, offset) order.
 func TestEventHandlerLagCountsWhatEachGroupHasNotProcessed(t *testing.T) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t))
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,15 +13,21 @@ import (
 	"github.com/lib/pq"
 )
 
-// Open connects to dsn and checks the connection.
-func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
-	db, err := sqlx.Open("postgres", withBinaryParameters(dsn))
+// Open connects to dsn with a pool of the given settings and checks the
+// connection.
+func Open(ctx context.Context, dsn string, pool Pool) (*sqlx.DB, error) {
+	if err := pool.Validate(); err != nil {
+		return nil, err
+	}
+	pool = pool.withDefaults()
+	db, err := sqlx.Open("postgres", withApplicationName(withBinaryParameters(dsn)))
 	if err != nil {
 		return nil, fmt.Errorf("opening database: %w", err)
 	}
-	db.SetMaxOpenConns(40)
-	db.SetMaxIdleConns(40)
-	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetMaxOpenConns(pool.MaxConns)
+	db.SetMaxIdleConns(pool.MaxIdleConns)
+	db.SetConnMaxLifetime(pool.ConnMaxLifetime)
+	db.SetConnMaxIdleTime(pool.ConnMaxIdleTime)
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
@@ -33,8 +39,17 @@ func Open(ctx context.Context, dsn string) (*sqlx.DB, error) {
 
 // InTx runs fn in one transaction, committing when fn returns nil. fn must do
 // no network I/O: an open transaction holds back every event subscriber in
-// the cluster (see architecture/decisions/0001).
-func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err error) {
+// the cluster (see architecture/decisions/0001). Under a Scope's context, fn
+// runs inside the scope's transaction instead, which the scope's owner
+// commits.
+func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
+	if s := scopeOf(ctx, db); s != nil {
+		return s.run(ctx, fn)
+	}
+	return inNewTx(ctx, db, fn)
+}
+
+func inNewTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -67,13 +82,26 @@ func IsUniqueViolation(err error, constraint string) bool {
 	return constraint == "" || pqErr.Constraint == constraint
 }
 
+// withApplicationName names shipd's connections in pg_stat_activity unless
+// the DSN names them itself (fallback_application_name gives way to an
+// application_name there or in PGAPPNAME).
+func withApplicationName(dsn string) string {
+	return withParameter(dsn, "fallback_application_name", "shipd")
+}
+
 // withBinaryParameters turns on lib/pq's binary_parameters unless the DSN
 // says otherwise: a query with arguments then takes one round trip instead
 // of a prepare and an execute (measured: most of the driver's time on the
 // write path). Binary parameters send []byte as binary, so jsonb columns
 // must be written from strings, never []byte.
 func withBinaryParameters(dsn string) string {
-	if strings.Contains(dsn, "binary_parameters") {
+	return withParameter(dsn, "binary_parameters", "yes")
+}
+
+// withParameter adds name=value to a URL or key=value DSN that does not set
+// name already.
+func withParameter(dsn, name, value string) string {
+	if strings.Contains(dsn, name) {
 		return dsn
 	}
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
@@ -82,11 +110,11 @@ func withBinaryParameters(dsn string) string {
 			return dsn
 		}
 		q := u.Query()
-		q.Set("binary_parameters", "yes")
+		q.Set(name, value)
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	return dsn + " binary_parameters=yes"
+	return dsn + " " + name + "=" + value
 }
 
 // EscapeLike escapes the LIKE wildcards (and the escape character) in s, so

@@ -35,7 +35,7 @@ func insert(tx *sqlx.Tx, n int) error {
 
 func TestOpenFailsOnBadDSN(t *testing.T) {
 	dsn := pgtest.WithDatabase(pgtest.NewDatabase(t), "shipd_no_such_database")
-	if db, err := postgres.Open(t.Context(), dsn); err == nil {
+	if db, err := postgres.Open(t.Context(), dsn, postgres.Pool{}); err == nil {
 		db.Close()
 		t.Fatal("Open of a missing database succeeded")
 	}

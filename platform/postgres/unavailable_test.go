@@ -25,6 +25,7 @@ func TestIsUnavailable(t *testing.T) {
 		{&pq.Error{Code: "57P01", Message: "terminating connection due to administrator command"}, true},
 		{&pq.Error{Code: "57P03", Message: "the database system is shutting down"}, true},
 		{&pq.Error{Code: "08006"}, true},
+		{fmt.Errorf("begin: %w", &pq.Error{Code: "53300", Message: "sorry, too many clients already"}), true},
 		{fmt.Errorf("begin: %w", driver.ErrBadConn), true},
 		{io.ErrUnexpectedEOF, true},
 		{&pq.Error{Code: "23505", Message: "duplicate key"}, false},

@@ -37,7 +37,7 @@ func OpenDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), err
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := postgres.Open(ctx, dsn)
+	db, err := postgres.Open(ctx, dsn, cfg.DatabasePool())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // /readyz says 503 with the reason while the database lacks a migration or
 // does not answer; /healthz stays 200 (the process is fine).
 func TestNotReadyWithoutMigrationsOrDatabase(t *testing.T) {
-	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t))
+	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,12 +56,16 @@ func (r *PostgresRepository) Add(ctx context.Context, s *domain.Subscription) er
 	if err != nil {
 		return err
 	}
-	_, err = r.db.NamedExecContext(ctx, `INSERT INTO webhooks.subscriptions (`+subscriptionColumns+`) VALUES
-		(:id, :account_id, :name, :url, :events, :secret, :active, :version, :created_at, :updated_at)`, row)
-	if err != nil {
-		return fmt.Errorf("inserting webhook subscription: %w", err)
-	}
-	return nil
+	// In a transaction of its own (one statement) so that a request's
+	// transaction scope takes it in with the request's answer (ADR 0007).
+	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		_, err := tx.NamedExecContext(ctx, `INSERT INTO webhooks.subscriptions (`+subscriptionColumns+`) VALUES
+			(:id, :account_id, :name, :url, :events, :secret, :active, :version, :created_at, :updated_at)`, row)
+		if err != nil {
+			return fmt.Errorf("inserting webhook subscription: %w", err)
+		}
+		return nil
+	})
 }
 
 // Get loads a subscription that was not deleted.

@@ -1,6 +1,7 @@
 package localcluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,7 +203,7 @@ func (c *cluster) start(ctx context.Context, throwaway bool) error {
 		"listen_addresses=''",
 		"unix_socket_directories=" + shellQuote(cfg.runDir()),
 		"port=" + strconv.Itoa(cfg.Port),
-		"max_connections=200",
+		"max_connections=" + strconv.Itoa(cmp.Or(cfg.MaxConnections, 200)),
 	}
 	if throwaway {
 		settings = append(settings, "fsync=off", "synchronous_commit=off", "full_page_writes=off")

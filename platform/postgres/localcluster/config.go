@@ -14,6 +14,10 @@ type Config struct {
 	Database string                           // default "shipd"; created when missing
 	BinDir   string                           // default: discovered (PG_BINDIR, pg_config, /usr/lib/postgresql/*/bin, PATH)
 	Logf     func(format string, args ...any) // progress messages; default no-op
+	// MaxConnections is the server's max_connections when this call starts
+	// it; default 200. (The fault suite runs a cluster of PostgreSQL's own
+	// default, 100, to prove three instances fit in it.)
+	MaxConnections int
 }
 
 const (

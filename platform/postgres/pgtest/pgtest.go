@@ -132,7 +132,7 @@ func WithDatabase(dsn, name string) string {
 // connection closes when t ends.
 func Open(t testing.TB) *sqlx.DB {
 	t.Helper()
-	db, err := postgres.Open(context.Background(), NewDatabase(t))
+	db, err := postgres.Open(context.Background(), NewDatabase(t), postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}

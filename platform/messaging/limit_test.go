@@ -1,0 +1,85 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/lib/pq"
+
+	"shipd/platform/postgres/pgtest"
+)
+
+// A second subscriber transaction waits while the only slot is taken, and
+// gets it once the first ends, however it ends.
+func TestLimitedBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
+	db := pgtest.Open(t)
+	b := limitedBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), slots: make(chan struct{}, 1)}
+	first, err := b.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := stdTx(first); !ok {
+		t.Fatalf("a limited transaction %T is not seen as a standard one", first)
+	}
+	waiting, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := b.BeginTx(waiting, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a second transaction began while the slot was taken: %v", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		second, err := b.BeginTx(t.Context(), nil)
+		if err == nil {
+			err = second.Commit()
+		}
+		got <- err
+	}()
+	if err := first.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Rollback() // a second end gives no second slot back
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the freed slot was not handed on")
+	}
+	if len(b.slots) != 0 {
+		t.Errorf("%d slots still taken after both transactions ended", len(b.slots))
+	}
+}
+
+type flakySubscriber struct {
+	message.Subscriber
+	failures []error
+	calls    int
+}
+
+func (f *flakySubscriber) Subscribe(context.Context, string) (<-chan *message.Message, error) {
+	f.calls++
+	if f.calls <= len(f.failures) {
+		return nil, f.failures[f.calls-1]
+	}
+	return make(chan *message.Message), nil
+}
+
+// A subscription that meets an unavailable database is tried again; any
+// other failure is reported at once.
+func TestPatientSubscriberWaitsOutDatabaseTrouble(t *testing.T) {
+	full := &pq.Error{Code: "53300", Message: "sorry, too many clients already"}
+	f := &flakySubscriber{failures: []error{full, full}}
+	if ch, err := (patientSubscriber{Subscriber: f}).Subscribe(t.Context(), "topic"); err != nil || ch == nil || f.calls != 3 {
+		t.Errorf("after two refusals: %v, %d calls; want a subscription on the third", err, f.calls)
+	}
+	bad := errors.New("relation does not exist")
+	f = &flakySubscriber{failures: []error{bad}}
+	if _, err := (patientSubscriber{Subscriber: f}).Subscribe(t.Context(), "topic"); !errors.Is(err, bad) || f.calls != 1 {
+		t.Errorf("a real failure: %v after %d calls; want it at once", err, f.calls)
+	}
+}

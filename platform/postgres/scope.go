@@ -1,0 +1,122 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// A Scope gathers every InTx on its database that runs under its context
+// into one transaction, which the scope's owner finishes. A request that must
+// record something of its own atomically with whatever its handler writes
+// (an idempotency key's answer, ADR 0007) opens a scope, runs the handler,
+// and commits the scope with its own last write.
+//
+// The transaction begins at the first InTx, so whatever a handler does
+// before its first write (a carrier call, reads) stays outside it, and a
+// request that writes nothing holds no connection. Each InTx inside the
+// scope runs under a savepoint: an InTx whose fn fails leaves the earlier
+// writes standing, exactly as a rolled-back transaction of its own would.
+//
+// Inside a scope, InTx returns before anything is committed, so a handler
+// must not read its own write back through another connection, nor take a
+// lock after a write through one: that would wait for itself. Every handler
+// of a POST writes last.
+type Scope struct {
+	db       *sqlx.DB
+	ctx      context.Context
+	tx       *sqlx.Tx
+	finished bool
+	n        int // savepoints so far, to name the next
+}
+
+type scopeKey struct{}
+
+// WithScope returns a context whose InTx calls on db join one transaction,
+// and the scope to finish it with Commit or Rollback.
+func WithScope(ctx context.Context, db *sqlx.DB) (context.Context, *Scope) {
+	s := &Scope{db: db, ctx: ctx}
+	return context.WithValue(ctx, scopeKey{}, s), s
+}
+
+func scopeOf(ctx context.Context, db *sqlx.DB) *Scope {
+	s, _ := ctx.Value(scopeKey{}).(*Scope)
+	if s == nil || s.db != db {
+		return nil
+	}
+	return s
+}
+
+// Began reports whether anything ran inside the scope's transaction.
+func (s *Scope) Began() bool { return s.tx != nil }
+
+func (s *Scope) run(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
+	if s.finished {
+		return errors.New("postgres: transaction scope already finished")
+	}
+	if s.tx == nil {
+		// Begun on the scope's own context, not the caller's: a derived
+		// context that ends early would roll back the whole request.
+		if s.tx, err = s.db.BeginTxx(s.ctx, nil); err != nil {
+			s.tx = nil
+			return fmt.Errorf("begin: %w", err)
+		}
+	}
+	s.n++
+	sp := fmt.Sprintf("scope_%d", s.n)
+	if _, err = s.tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_, _ = s.tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+sp)
+			panic(p)
+		}
+	}()
+	if err = fn(s.tx); err != nil {
+		if _, rbErr := s.tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+sp); rbErr != nil {
+			return errors.Join(err, fmt.Errorf("rollback to savepoint: %w", rbErr))
+		}
+		return err
+	}
+	if _, err = s.tx.ExecContext(ctx, "RELEASE SAVEPOINT "+sp); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}
+
+// Commit runs last in the scope's transaction (beginning one if nothing ran
+// yet) and commits everything. When last or the commit fails, nothing of the
+// scope is kept.
+func (s *Scope) Commit(ctx context.Context, last func(tx *sqlx.Tx) error) error {
+	if s.finished {
+		return errors.New("postgres: transaction scope already finished")
+	}
+	s.finished = true
+	if s.tx == nil {
+		return inNewTx(ctx, s.db, last)
+	}
+	tx := s.tx
+	if err := last(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Rollback discards everything the scope's transaction holds. It is safe to
+// call after Commit (it does nothing then).
+func (s *Scope) Rollback() {
+	if s.finished {
+		return
+	}
+	s.finished = true
+	if s.tx != nil {
+		_ = s.tx.Rollback()
+	}
+}
