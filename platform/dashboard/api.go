@@ -93,7 +93,7 @@ type apiCall struct {
 func (d *Dashboard) call(r *http.Request, s auth.Session, c apiCall) (apiAnswer, error) {
 	var body io.Reader
 	if c.Body != nil {
-		raw, err := json.Marshal(c.Body)
+		raw, err := apiJSON(c.Body)
 		if err != nil {
 			return apiAnswer{}, err
 		}

@@ -219,6 +219,9 @@ func TestChannelFormRefusesWhatTheAPIRefuses(t *testing.T) {
 		{"unknown provider", with("provider", "pigeon"), "provider: must be one of the providers of GET /v1/providers"},
 		{"no provider", with("provider", ""), "provider: is required"},
 		{"NUL in the name", with("name", "Sh\x00op"), "must not contain the character U+0000"},
+		// Sent to the API as typed, not as U+FFFD: its refusal is shown.
+		{"not UTF-8 in the name", with("name", "Sh\xffop"), "The request body is not valid UTF-8"},
+		{"not UTF-8 in a setting", with("settings.clientId", "client-\xc3"), "The request body is not valid UTF-8"},
 	} {
 		status, page, _ := b.post("/dashboard/channels/new?provider=sandbox", "/dashboard/channels", c.form)
 		got := text(page)

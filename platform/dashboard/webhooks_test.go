@@ -299,6 +299,9 @@ func TestWebhookCreateFormAndList(t *testing.T) {
 		{url.Values{"name": {"Bad"}, "url": {rc.URL}, "events": {"everything"}}, "events.0: must be one of"},
 		{url.Values{"name": {"Bad"}, "url": {rc.URL}, "events": {"shipment.created"}, "secret": {"short"}}, "secret: must be at least 8 characters"},
 		{url.Values{"name": {" "}, "url": {rc.URL}, "events": {"shipment.created"}}, "name: is required"},
+		{url.Values{"name": {"Bad"}, "url": {rc.URL + "/a b"}, "events": {"shipment.created"}}, "url: must not contain spaces or control characters (found ' ')"},
+		{url.Values{"name": {"Bad"}, "url": {rc.URL + "\r\n"}, "events": {"shipment.created"}}, `url: must not contain spaces or control characters (found '\r')`},
+		{url.Values{"name": {"Bad"}, "url": {rc.URL}, "events": {"shipment.created"}, "secret": {"         "}}, "secret: must not be only white space"},
 	} {
 		status, page, _ := b.post("/dashboard/webhooks", "/dashboard/webhooks", c.form)
 		if got := text(page); status != http.StatusUnprocessableEntity || !strings.Contains(got, c.want) || shownSecret.MatchString(page) {
@@ -310,6 +313,11 @@ func TestWebhookCreateFormAndList(t *testing.T) {
 		if strings.Contains(page, `value="short"`) {
 			t.Errorf("%v: the typed secret is put back into the page", c.form)
 		}
+	}
+	// Text that is not UTF-8 reaches the API as typed, and its 400 is shown.
+	if status, page, _ := b.post("/dashboard/webhooks", "/dashboard/webhooks", url.Values{"name": {"Objedn\xe1vky"}, "url": {rc.URL},
+		"events": {"shipment.created"}}); status != http.StatusBadRequest || !strings.Contains(text(page), "The subscription was not created. The request body is not valid UTF-8") {
+		t.Errorf("a name not UTF-8: %d\n%s", status, text(page))
 	}
 	// A form without the session's token.
 	if status, _, _ := b.do(http.MethodPost, "/dashboard/webhooks", url.Values{"csrf_token": {"forged"}, "name": {"Forged"},

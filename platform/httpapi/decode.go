@@ -35,6 +35,11 @@ func Decode(r *http.Request, dst any) error {
 	if trimmed[0] != '{' {
 		return fault.Invalid("The request body must be a JSON object.")
 	}
+	// Before the JSON: a body that is not text is a 400 even where it would
+	// also have a wrong type.
+	if problem := encodingProblem(body); problem != "" {
+		return fault.Invalid(problem)
+	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -46,30 +51,10 @@ func Decode(r *http.Request, dst any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return fault.Invalid("The request body must hold exactly one JSON object.")
 	}
-	if holdsNUL(trimmed) {
-		return fault.Invalid(`The request body must not contain the character U+0000 ("\u0000").`)
+	if problem := escapeProblem(trimmed); problem != "" {
+		return fault.Invalid(problem)
 	}
 	return nil
-}
-
-// holdsNUL reports whether a string or key of the valid JSON body decodes
-// to text with U+0000, which PostgreSQL's text and jsonb cannot store. JSON
-// can only spell it \u0000, so bodies without that sequence are not parsed
-// again.
-func holdsNUL(body []byte) bool {
-	if !bytes.Contains(body, []byte(`\u0000`)) {
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		if s, ok := tok.(string); ok && strings.ContainsRune(s, 0) {
-			return true
-		}
-	}
 }
 
 func jsonTypeName(goKind string) string {

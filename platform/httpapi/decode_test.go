@@ -137,3 +137,60 @@ func TestDecodeBodyLimit(t *testing.T) {
 		}
 	})
 }
+
+// encoding/json reads bytes that are not UTF-8, and escapes of half a
+// surrogate pair, as U+FFFD: the body would be stored changed. Every such
+// string, in a known field, an unknown one, a key or an array, is a 400
+// that says what and where; a field of the wrong type in the same body does
+// not turn it into a 422.
+func TestDecodeRefusesTextItCannotKeep(t *testing.T) {
+	tests := []struct {
+		name, body, says string
+	}{
+		{"lone byte", "{\"name\":\"Nov\xe1k\"}", "not valid UTF-8 (byte 12)"},
+		{"truncated sequence", "{\"name\":\"a\xc3\"}", "not valid UTF-8 (byte 10)"},
+		{"overlong slash", "{\"name\":\"\xc0\xaf\"}", "not valid UTF-8"},
+		{"surrogate in UTF-8", "{\"name\":\"\xed\xa0\x80\"}", "not valid UTF-8"},
+		{"beyond U+10FFFF", "{\"name\":\"\xf4\x90\x80\x80\"}", "not valid UTF-8"},
+		{"in an unknown field", "{\"name\":\"ok\",\"note\":\"\xff\"}", "not valid UTF-8"},
+		{"in a key", "{\"\xff\":1}", "not valid UTF-8"},
+		{"in an array", "{\"parcels\":[{\"weight_amount\":1}],\"tags\":[\"a\",\"\xfe\"]}", "not valid UTF-8"},
+		{"beside a wrong type", "{\"count\":\"x\",\"name\":\"\xff\"}", "not valid UTF-8"},
+		{"lone high surrogate", `{"name":"a\ud800b"}`, `\ud800 is half of a UTF-16 surrogate pair`},
+		{"lone low surrogate", `{"name":"\uDC00"}`, `\uDC00 is half`},
+		{"high surrogate at the end", `{"name":"a\ud83d"}`, `\ud83d is half`},
+		{"two highs", `{"name":"\ud83d\ud83d"}`, `\ud83d is half`},
+		{"reversed pair", `{"name":"\ude00\ud83d"}`, `\ude00 is half`},
+		{"surrogate in a key", `{"\ud800":1}`, `\ud800 is half`},
+		{"NUL", `{"name":"a\u0000b"}`, "U+0000"},
+		{"NUL in a key", `{"parcels":[{"\u0000":1}]}`, "U+0000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := readError(t, decode(tt.body), http.StatusBadRequest)
+			if b.Error.Code != "invalid_request" || !strings.Contains(b.Message, tt.says) {
+				t.Errorf("code %q, message %q; want invalid_request saying %q", b.Error.Code, b.Message, tt.says)
+			}
+		})
+	}
+}
+
+// What is text stays accepted, and reads as written.
+func TestDecodeKeepsText(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"name":"Nov\u00e1kov\u00e1"}`:     "Nováková",
+		`{"name":"Novákova 😀"}`:             "Novákova 😀",
+		`{"name":"\ud83d\ude00"}`:           "😀",
+		`{"name":"\uD83D\uDE00!"}`:          "😀!",
+		`{"name":"\ufffd is U+FFFD"}`:       "\ufffd is U+FFFD",
+		`{"name":"` + "\ufffd" + `"}`:       "\ufffd",
+		`{"name":"\\ud800 is not escaped"}`: `\ud800 is not escaped`,
+		`{"name":"\\u0000"}`:                `\u0000`,
+		`{"name":"a\"\\\/\b\f\n\r\t"}`:      "a\"\\/\b\f\n\r\t",
+	} {
+		var dst decodeTarget
+		if err := httpapi.Decode(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), &dst); err != nil || dst.Name != want {
+			t.Errorf("Decode(%s) = %q, %v; want %q", body, dst.Name, err, want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"shipd/platform/fault"
 	"shipd/platform/httpapi"
@@ -28,6 +29,10 @@ func FuzzDecode(f *testing.F) {
 		`{"name":5}`, `{"active":"yes"}`, `{"count":"3"}`, `{"count":1.5}`, `{"count":1e400}`, `{"parcels":{}}`,
 		`{"parcels":[{"weight_amount":"2"}]}`, "{\"name\":\"\xff\xfe\"}", `{"name":"\ud800"}`,
 		`{"name":"a\u0000b"}`, `{"parcels":[{"\u0000":1}]}`, `{"name":"a\\u0000b"}`, // PostgreSQL stores no U+0000
+		// Not text: encoding/json would read U+FFFD.
+		"{\"name\":\"a\xc3\"}", "{\"\xff\":1}", "{\"note\":\"\xed\xa0\x80\"}", "{\"count\":\"x\",\"name\":\"\xc0\xaf\"}",
+		`{"name":"\udc00"}`, `{"name":"\ud83d\ud83d"}`, `{"name":"\ude00\ud83d"}`, `{"name":"a\ud83d"}`,
+		`{"name":"\ud83d\ude00"}`, `{"name":"\\ud800"}`, `{"name":"\ufffd"}`, "{\"name\":\"\xef\xbf\xbd\"}",
 	} {
 		f.Add([]byte(body))
 	}
@@ -42,6 +47,11 @@ func FuzzDecode(f *testing.F) {
 			if trimmed := bytes.Trim(body, " \t\r\n"); trimmed[0] != '{' {
 				t.Fatalf("Decode accepted %q, which is not an object", body)
 			}
+			if !utf8.Valid(body) {
+				t.Fatalf("Decode accepted %q, which is not UTF-8", body)
+			}
+			// U+FFFD only where the client wrote it: as itself or as \ufffd.
+			wroteFFFD := bytes.Contains(body, []byte("\ufffd")) || bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`))
 			for dec := json.NewDecoder(bytes.NewReader(body)); ; {
 				tok, err := dec.Token()
 				if err != nil {
@@ -49,6 +59,9 @@ func FuzzDecode(f *testing.F) {
 				}
 				if s, ok := tok.(string); ok && strings.ContainsRune(s, 0) {
 					t.Fatalf("Decode accepted %q, which holds U+0000", body)
+				}
+				if s, ok := tok.(string); ok && strings.ContainsRune(s, utf8.RuneError) && !wroteFFFD {
+					t.Fatalf("Decode accepted %q, read with U+FFFD the client did not write", body)
 				}
 			}
 			return

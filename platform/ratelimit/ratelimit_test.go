@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -229,7 +230,74 @@ func TestMiddleware(t *testing.T) {
 	}
 
 	// Unauthenticated requests are not counted here (auth refuses them first).
-	if rec := serve(nil); rec.Code != http.StatusNoContent || rec.Header().Get("X-RateLimit-Limit") != "" {
+	if rec := serve(nil); rec.Code != http.StatusNoContent || rec.Header().Get("X-RateLimit-Limit") != "" ||
+		rec.Header().Get("RateLimit") != "" || rec.Header().Get("RateLimit-Policy") != "" {
 		t.Errorf("without principal: status %d, headers %v", rec.Code, rec.Header())
+	}
+}
+
+var (
+	policyField = regexp.MustCompile(`^"default";q=(\d+);w=(\d+)$`)
+	limitField  = regexp.MustCompile(`^"default";r=(\d+);t=(\d+)$`)
+)
+
+// ietfHeaders reads RateLimit-Policy and RateLimit (draft-ietf-httpapi-
+// ratelimit-headers-11) and holds them to the X-RateLimit-* headers of the
+// same answer at now: q is the limit, r what remains, t the seconds until
+// X-RateLimit-Reset. It returns r and t.
+func ietfHeaders(t *testing.T, h http.Header, now time.Time) (r, secs int) {
+	t.Helper()
+	p := policyField.FindStringSubmatch(h.Get("RateLimit-Policy"))
+	l := limitField.FindStringSubmatch(h.Get("RateLimit"))
+	if p == nil || l == nil {
+		t.Fatalf("RateLimit-Policy %q, RateLimit %q: not the draft's fields", h.Get("RateLimit-Policy"), h.Get("RateLimit"))
+	}
+	reset, _ := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
+	r, _ = strconv.Atoi(l[1])
+	secs, _ = strconv.Atoi(l[2])
+	if p[1] != h.Get("X-RateLimit-Limit") || p[2] != "60" || l[1] != h.Get("X-RateLimit-Remaining") || int64(secs) != reset-now.Unix() {
+		t.Errorf("RateLimit-Policy %q, RateLimit %q disagree with X-RateLimit-Limit %q, -Remaining %q, -Reset %q at %d",
+			h.Get("RateLimit-Policy"), h.Get("RateLimit"), h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"), h.Get("X-RateLimit-Reset"), now.Unix())
+	}
+	return r, secs
+}
+
+// The IETF draft's fields say what X-RateLimit-* say, count down with them,
+// and on a 429 say r=0 with t equal to Retry-After.
+func TestMiddlewareIETFHeaders(t *testing.T) {
+	l, clk, _ := newLimiter(t)
+	h := httpapi.WithRequestID(ratelimit.Middleware(l)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})))
+	serve := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/v1/shipments", nil)
+		req = req.WithContext(auth.WithPrincipal(req.Context(), auth.Principal{AccountID: "acc_a", RateLimit: 3}))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	steps := []struct {
+		advance time.Duration
+		status  int
+		policy  string
+		limit   string
+	}{
+		{0, http.StatusNoContent, `"default";q=3;w=60`, `"default";r=2;t=30`},                       // 12:00:30
+		{1500 * time.Millisecond, http.StatusNoContent, `"default";q=3;w=60`, `"default";r=1;t=29`}, // 12:00:31.5: 28.5 s, rounded up
+		{8500 * time.Millisecond, http.StatusNoContent, `"default";q=3;w=60`, `"default";r=0;t=20`}, // 12:00:40
+		{19 * time.Second, http.StatusTooManyRequests, `"default";q=3;w=60`, `"default";r=0;t=1`},   // 12:00:59
+		{time.Second, http.StatusNoContent, `"default";q=3;w=60`, `"default";r=2;t=60`},             // 12:01:00, a new window
+	}
+	for i, s := range steps {
+		clk.Advance(s.advance)
+		rec := serve()
+		if rec.Code != s.status || rec.Header().Get("RateLimit-Policy") != s.policy || rec.Header().Get("RateLimit") != s.limit {
+			t.Errorf("request %d: %d, RateLimit-Policy %q, RateLimit %q; want %d, %s, %s", i+1, rec.Code,
+				rec.Header().Get("RateLimit-Policy"), rec.Header().Get("RateLimit"), s.status, s.policy, s.limit)
+		}
+		_, secs := ietfHeaders(t, rec.Header(), clk.Now())
+		if rec.Code == http.StatusTooManyRequests && rec.Header().Get("Retry-After") != strconv.Itoa(secs) {
+			t.Errorf("request %d: Retry-After %q, RateLimit t=%d", i+1, rec.Header().Get("Retry-After"), secs)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,11 @@ func TestRateLimitSharedByTwoInstances(t *testing.T) {
 			if res.Header.Get("X-RateLimit-Limit") != strconv.Itoa(limit) || res.Header.Get("X-RateLimit-Remaining") == "" {
 				t.Errorf("rate-limit headers missing: %v", res.Header)
 			}
+			if m := rateLimitField.FindStringSubmatch(res.Header.Get("RateLimit")); m == nil || m[1] != res.Header.Get("X-RateLimit-Remaining") ||
+				res.Header.Get("RateLimit-Policy") != `"default";q=30;w=60` {
+				t.Errorf("RateLimit %q, RateLimit-Policy %q beside X-RateLimit-Remaining %q", res.Header.Get("RateLimit"),
+					res.Header.Get("RateLimit-Policy"), res.Header.Get("X-RateLimit-Remaining"))
+			}
 			reset, err := strconv.ParseInt(res.Header.Get("X-RateLimit-Reset"), 10, 64)
 			if err != nil || reset <= time.Now().Unix()-1 || reset > time.Now().Unix()+61 {
 				t.Errorf("X-RateLimit-Reset = %q", res.Header.Get("X-RateLimit-Reset"))
@@ -60,7 +66,7 @@ func TestRateLimitSharedByTwoInstances(t *testing.T) {
 	e := body["error"].(map[string]any)
 	retry, _ := strconv.Atoi(last429.Header.Get("Retry-After"))
 	if e["code"] != "rate_limit_exceeded" || retry < 1 || retry > 60 || e["retry_after"] != float64(retry) ||
-		last429.Header.Get("X-RateLimit-Remaining") != "0" {
+		last429.Header.Get("X-RateLimit-Remaining") != "0" || !strings.HasPrefix(last429.Header.Get("RateLimit"), `"default";r=0;t=`) {
 		t.Errorf("429 answer: %v %s", last429.Header, last429.Body)
 	}
 	// Another account is not affected.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"shipd"
@@ -43,20 +44,27 @@ func bodySeeds() []string {
 		map[string]any{"url": "nope", "events": "x", "secret": "short"}, map[string]any{"url": "not a url"},
 		map[string]any{"name": "renamed", "status": "inactive", "secret": ""}, map[string]any{"name": "renamed", "secret": "second-secret"},
 		map[string]any{"active": true, "events": []string{"shipping_channel.created", "shipment.deleted"}},
+		good(map[string]any{"url": "https://example.com/a b"}), good(map[string]any{"url": " https://example.com/h"}),
+		good(map[string]any{"url": "https://example.com/h\n"}), good(map[string]any{"url": "https://example.com/h\u0085"}),
+		good(map[string]any{"url": "https://example.com/h\u00a0"}), good(map[string]any{"url": "https://example.com/a%20b%0A"}),
+		good(map[string]any{"secret": "        "}), good(map[string]any{"secret": "\t\n\u3000\u00a0    "}), good(map[string]any{"secret": ""}),
+		map[string]any{"name": "renamed", "secret": "  \t  \n  "},
 	}
 	var out []string
 	for _, b := range bodies {
 		raw, _ := json.Marshal(b)
 		out = append(out, string(raw))
 	}
-	return append(out, `{"name":"Objedn\u00e1vky","secret":"\u00e1\u00e1\u00e1\u00e1\u00e1\u00e1\u00e1\u00e1"}`, `{"name":"\u0000"}`, "", "[]", "{")
+	return append(out, `{"name":"Objedn\u00e1vky","secret":"\u00e1\u00e1\u00e1\u00e1\u00e1\u00e1\u00e1\u00e1"}`, `{"name":"\u0000"}`, "", "[]", "{",
+		"{\"name\":\"Objedn\xe1vky\"}", `{"name":"\ud800"}`, "{\"url\":\"https://example.com/\xff\"}")
 }
 
 // FuzzSubscriptionRequests decodes any body as POST, PUT and PATCH
 // /v1/webhook-subscriptions do before the app sees it: a refusal is a 400 or
 // 422, and a subscription that passes has a trimmed name within its limit,
-// a delivery URL that parses as http(s) without credentials, known public
-// event types and a secret long enough, or none.
+// a delivery URL that parses as http(s) without credentials, spaces or
+// control characters, known public event types and a secret long enough and
+// not only white space, or none (never none given as "" to POST).
 func FuzzSubscriptionRequests(f *testing.F) {
 	for _, b := range bodySeeds() {
 		f.Add(b)
@@ -67,13 +75,16 @@ func FuzzSubscriptionRequests(f *testing.F) {
 			apptest.CheckRefusal(t, err)
 			return
 		}
-		for _, required := range [][]string{{"name", "url", "events"}, {"name"}, nil} {
-			c, err := req.Check(required...)
+		for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodPatch} {
+			c, err := req.Check(method)
 			if !apptest.CheckRefusal(t, err) {
 				continue
 			}
-			if slices.Contains(required, "url") && (c.URL == nil || len(c.Events) == 0) || slices.Contains(required, "name") && c.Name == nil {
-				t.Fatalf("passed without a required field: %s", body)
+			if method == http.MethodPost && (c.URL == nil || len(c.Events) == 0) || method != http.MethodPatch && c.Name == nil {
+				t.Fatalf("%s passed without a required field: %s", method, body)
+			}
+			if method == http.MethodPost && req.Secret != nil && *req.Secret == "" {
+				t.Fatalf("POST passed with an empty secret: %s", body)
 			}
 			if c.Name != nil && (*c.Name == "" || *c.Name != strings.TrimSpace(*c.Name) || utf8.RuneCountInString(*c.Name) > 255) {
 				t.Fatalf("accepted the name %q", *c.Name)
@@ -86,8 +97,8 @@ func FuzzSubscriptionRequests(f *testing.F) {
 					t.Fatalf("accepted the event type %q", e)
 				}
 			}
-			if n := utf8.RuneCountInString(c.Secret); c.Secret != "" && (n < 8 || n > 255) {
-				t.Fatalf("accepted a secret of %d characters", n)
+			if n := utf8.RuneCountInString(c.Secret); c.Secret != "" && (n < 8 || n > 255 || strings.TrimSpace(c.Secret) == "") {
+				t.Fatalf("accepted the secret %q", c.Secret)
 			}
 		}
 	})
@@ -100,6 +111,9 @@ func FuzzURLProblem(f *testing.F) {
 		"https://hooks.example.com/shipd?x=1", "http://127.0.0.1:8080/h", "http://[::1]:9/h", "/hooks", "ftp://example.com/h",
 		"https:///h", "https://example.com:99999/h", "https://example.com:0/h", "https://u:p@example.com/h", "https:opaque", "",
 		"https://example.com:/h", "https://exa mple.com/h", "https://%zz/", "HTTPS://EXAMPLE.COM/#frag",
+		"https://example.com/a b", "https://example.com/h?q=a b", "https://example.com/h#a b", " https://example.com/h", "https://example.com/h\n",
+		"https://example.com/\x7f", "https://example.com/\u0085", "https://example.com/\u00a0", "https://example.com/\u3000", "https://example.com/\u200b",
+		"https://example.com/a%20b%0A%7F", "https://ex%C2%85ample.com/", "https://ex%C2%A0ample.com/", "https://b%C3%BCcher.example/", "https://bücher.example/",
 	} {
 		f.Add(u)
 	}
@@ -115,6 +129,11 @@ func checkURL(t *testing.T, raw string) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil || len(raw) > 2048 {
 		t.Fatalf("accepted the URL %q (%v)", raw, err)
+	}
+	for _, part := range []string{raw, u.Hostname()} {
+		if i := strings.IndexFunc(part, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
+			t.Fatalf("accepted the URL %q, with a space or control character in %q", raw, part)
+		}
 	}
 }
 

@@ -57,7 +57,7 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	c, err := req.check("name", "url", "events")
+	c, err := req.check(r.Method)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -120,11 +120,7 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	var required []string
-	if r.Method == http.MethodPut {
-		required = []string{"name"}
-	}
-	c, err := req.check(required...)
+	c, err := req.check(r.Method)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

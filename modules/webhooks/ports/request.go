@@ -2,10 +2,12 @@ package ports
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"shipd/modules/webhooks/app"
@@ -35,12 +37,19 @@ type checked struct {
 	Active *bool
 }
 
-// check validates the body. required names the fields that must be there
-// (create: name, url, events; PUT: name).
-func (req subscriptionRequest) check(required ...string) (checked, error) {
+// check validates the body of a POST (name, url and events required), a PUT
+// (name required) or a PATCH (nothing required).
+func (req subscriptionRequest) check(method string) (checked, error) {
 	errs := fault.FieldErrors{}
 	var out checked
 	present := map[string]bool{"name": req.Name != nil, "url": req.URL != nil, "events": len(req.Events) > 0 && string(req.Events) != "null"}
+	var required []string
+	switch method {
+	case http.MethodPost:
+		required = []string{"name", "url", "events"}
+	case http.MethodPut:
+		required = []string{"name"}
+	}
 	for _, f := range required {
 		if !present[f] {
 			errs.Add(f, "is required")
@@ -57,17 +66,20 @@ func (req subscriptionRequest) check(required ...string) (checked, error) {
 		out.Name = &name
 	}
 	if req.URL != nil {
-		u := strings.TrimSpace(*req.URL)
-		if reason := urlProblem(u); reason != "" {
+		if reason := urlProblem(*req.URL); reason != "" {
 			errs.Add("url", reason)
 		}
-		out.URL = &u
+		out.URL = req.URL
 	}
 	if present["events"] {
 		out.Events = checkEvents(req.Events, errs)
 	}
-	if req.Secret != nil && *req.Secret != "" {
+	if req.Secret != nil && (*req.Secret != "" || method == http.MethodPost) {
 		switch n := utf8.RuneCountInString(*req.Secret); {
+		case n == 0:
+			errs.Add("secret", "must not be empty; leave it out to have one generated")
+		case strings.TrimSpace(*req.Secret) == "":
+			errs.Add("secret", "must not be only white space")
 		case n < domain.MinSecretLength:
 			errs.Add("secret", "must be at least "+strconv.Itoa(domain.MinSecretLength)+" characters")
 		case n > 255:
@@ -92,6 +104,13 @@ func (req subscriptionRequest) check(required ...string) (checked, error) {
 // urlProblem says what is wrong with a delivery URL, or "". Credentials in
 // the URL are refused: it is shown in every response and log, and the
 // signature is how a receiver knows the sender.
+//
+// Spaces and control characters are refused wherever they are, the ends
+// included, rather than trimmed or escaped: the URL is stored, shown and
+// called as the client wrote it, and url.Parse lets a space in the path or
+// query, and C1 controls, through. Percent-encoded they are the URL's own
+// business (%20 in a path is sent as %20), except in the host, which
+// url.Parse decodes.
 func urlProblem(s string) string {
 	const invalid = "must be a valid URL (absolute, http or https)"
 	if s == "" {
@@ -100,8 +119,14 @@ func urlProblem(s string) string {
 	if len(s) > 2048 {
 		return "must be at most 2048 characters"
 	}
+	if r, ok := spaceOrControl(s); ok {
+		return "must not contain spaces or control characters (found " + strconv.QuoteRuneToASCII(r) + "); percent-encode them, as %20 for a space"
+	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Opaque != "" {
+		return invalid
+	}
+	if _, ok := spaceOrControl(u.Hostname()); ok {
 		return invalid
 	}
 	if u.User != nil {
@@ -113,6 +138,17 @@ func urlProblem(s string) string {
 		}
 	}
 	return ""
+}
+
+// spaceOrControl finds the first white space (Unicode's, U+00A0 and U+3000
+// too) or control character (C0, DEL, C1) of s.
+func spaceOrControl(s string) (rune, bool) {
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 func checkEvents(raw json.RawMessage, errs fault.FieldErrors) []string {
