@@ -15,13 +15,14 @@ import (
 	"time"
 )
 
-// Keyed shipment POSTs from four writers while shipd is killed with -9 over
+// Keyed POSTs (shipments, and every fourth a webhook subscription) from four
+// writers while shipd is killed with -9 over
 // and over: half the kills at random instants, half by the failpoint exactly
 // between a request's commit and its answer (the window that used to give a
 // retry a second shipment). Every request without a final answer is retried
-// with its key and body. At the end every key has exactly one shipment, no
+// with its key and body. At the end every key has exactly one resource, no
 // key is left running, and every retry either replayed the first answer or
-// created the shipment once.
+// created the resource once.
 func TestKeyedWritesSurviveKills(t *testing.T) {
 	const randomKills, failpointKills = 12, 12
 	dsn, db := newDatabase(t, "faults_keys")
@@ -83,7 +84,7 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 	for _, p := range w.all() {
 		var a answer
 		eventually(t, 30*time.Second, "a final answer for "+p.key, func() string {
-			a = current.client(acc).callWith(http.MethodPost, "/v1/shipments", map[string]string{"Idempotency-Key": p.key}, shipmentBody(channel, p.ref))
+			a = current.client(acc).callWith(http.MethodPost, p.path, map[string]string{"Idempotency-Key": p.key}, p.body)
 			if a.err != nil || a.status == http.StatusConflict || a.status >= 500 {
 				return a.String()
 			}
@@ -133,11 +134,13 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 		}
 	}
 
-	// What the database holds: one shipment per reference, none unknown,
-	// no key still running.
+	// What the database holds: one shipment or subscription per reference,
+	// none unknown, no key still running.
 	var duplicates []string
-	rows, err := db.Query(`SELECT state->>'reference_number', count(*) FROM shipments.shipments
-		WHERE account_id = $1 GROUP BY 1 HAVING count(*) > 1`, acc.id)
+	rows, err := db.Query(`SELECT ref, count(*) FROM (
+			SELECT state->>'reference_number' AS ref FROM shipments.shipments WHERE account_id = $1
+			UNION ALL SELECT name FROM webhooks.subscriptions WHERE account_id = $1) r
+		GROUP BY 1 HAVING count(*) > 1`, acc.id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +154,9 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 	}
 	rows.Close()
 	var stored, running int
-	if err := db.QueryRow(`SELECT count(DISTINCT state->>'reference_number') FROM shipments.shipments WHERE account_id = $1`, acc.id).Scan(&stored); err != nil {
+	if err := db.QueryRow(`SELECT count(DISTINCT ref) FROM (
+			SELECT state->>'reference_number' AS ref FROM shipments.shipments WHERE account_id = $1
+			UNION ALL SELECT name FROM webhooks.subscriptions WHERE account_id = $1 AND name LIKE 'KEYS-%') r`, acc.id).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.QueryRow(`SELECT count(*) FROM platform.idempotency_keys WHERE account_id = $1 AND state = 'running'`, acc.id).Scan(&running); err != nil {
@@ -171,7 +176,7 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 	}
 	t.Logf("keyed kills: %d kills (%d at random instants, %d at the failpoint between commit and answer), %d requests in flight at the random kills",
 		randomDone+failpointDone, randomDone, failpointDone, inFlightAtKills)
-	t.Logf("keyed kills: %d keys, %d requests (%s); retries after a lost answer: %d replayed a shipment committed at a kill, %d created one no earlier attempt had; duplicates: %d; keys left running: %d",
+	t.Logf("keyed kills: %d keys, %d requests (%s); retries after a lost answer: %d replayed a resource committed at a kill, %d created one no earlier attempt had; duplicates: %d; keys left running: %d",
 		len(w.all()), w.requests(), outcomes(w.answers()), lostThenReplayed, lostThenCreated, len(duplicates), running)
 }
 
@@ -202,8 +207,23 @@ type keyedWriters struct {
 
 // keyedPost is one request, by key, and every answer it got.
 type keyedPost struct {
-	key, ref string
-	answers  []answer
+	key, ref, path string
+	body           map[string]any
+	answers        []answer
+}
+
+// newKeyedPost makes the n-th request of a writer: three shipments, then a
+// webhook subscription (a resource with no unique field that could hide a
+// second one), named by ref.
+func newKeyedPost(channelID string, writer, n int) *keyedPost {
+	ref := fmt.Sprintf("KEYS-%d-%d", writer, n)
+	p := &keyedPost{key: "key-" + strings.ToLower(ref), ref: ref, path: "/v1/shipments", body: shipmentBody(channelID, ref)}
+	if n%4 == 3 {
+		// An event this suite never fires, at an address nobody listens on.
+		p.path, p.body = "/v1/webhook-subscriptions", map[string]any{"name": ref, "url": "http://127.0.0.1:9/" + ref,
+			"events": []string{"tracking_parcel.deleted"}}
+	}
+	return p
 }
 
 // answered reports whether the request got its final answer (not a 409, a
@@ -239,9 +259,8 @@ func (w *keyedWriters) write(writer int) {
 		if len(open) > 0 {
 			p = open[0]
 		} else {
-			ref := fmt.Sprintf("KEYS-%d-%d", writer, n)
+			p = newKeyedPost(w.channelID, writer, n)
 			n++
-			p = &keyedPost{key: "key-" + strings.ToLower(ref), ref: ref}
 			w.mu.Lock()
 			w.posts = append(w.posts, p)
 			w.mu.Unlock()
@@ -249,7 +268,7 @@ func (w *keyedWriters) write(writer int) {
 		}
 		c := *w.target.Load()
 		w.inFlight.Add(1)
-		a := c.callWith(http.MethodPost, "/v1/shipments", map[string]string{"Idempotency-Key": p.key}, shipmentBody(w.channelID, p.ref))
+		a := c.callWith(http.MethodPost, p.path, map[string]string{"Idempotency-Key": p.key}, p.body)
 		w.inFlight.Add(-1)
 		w.mu.Lock()
 		p.answers = append(p.answers, a)
