@@ -228,6 +228,11 @@ func outcomes(answers []answer) string {
 			counts[fmt.Sprint(a.status)]++
 		}
 	}
+	return joinCounts(counts, " × ")
+}
+
+// joinCounts writes counts sorted by name: "201 × 3, 503 × 1".
+func joinCounts(counts map[string]int, sep string) string {
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
@@ -235,7 +240,7 @@ func outcomes(answers []answer) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s × %d", k, counts[k])
+		parts[i] = fmt.Sprintf("%s%s%d", k, sep, counts[k])
 	}
 	return strings.Join(parts, ", ")
 }

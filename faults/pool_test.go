@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -239,18 +238,7 @@ func (s *connectionSampler) stop() {
 	s.wg.Wait()
 }
 
-func byName(m map[string]int) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
-}
+func byName(m map[string]int) string { return joinCounts(m, " ") }
 
 // listReads are readers paging the shipment list on every instance in turn,
 // as fast as they are answered.
