@@ -11,6 +11,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"shipd/platform/apidoc"
+	"shipd/platform/carrier"
 )
 
 func load(t *testing.T) *openapi3.T {
@@ -32,6 +33,20 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	}
 	if len(doc.Webhooks) == 0 {
 		t.Error("no webhooks")
+	}
+}
+
+// The parcel bound the document states is the one the service enforces
+// before it knows the provider, and the most any provider may publish.
+func TestParcelBoundIsTheServices(t *testing.T) {
+	schemas := load(t).Components.Schemas
+	parcels := schemas["CreateShipment"].Value.Properties["parcels"].Value
+	if parcels.MaxItems == nil || *parcels.MaxItems != carrier.MaxParcelsPerShipment {
+		t.Errorf("CreateShipment.parcels maxItems = %v, want %d", parcels.MaxItems, carrier.MaxParcelsPerShipment)
+	}
+	limit := schemas["Provider"].Value.Properties["max_parcels_per_shipment"].Value
+	if limit.Max == nil || *limit.Max != carrier.MaxParcelsPerShipment || limit.Min == nil || *limit.Min != 1 {
+		t.Errorf("Provider.max_parcels_per_shipment bounds %v..%v, want 1..%d", limit.Min, limit.Max, carrier.MaxParcelsPerShipment)
 	}
 }
 

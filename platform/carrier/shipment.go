@@ -94,7 +94,9 @@ type ShipmentRequest struct {
 type CreatedShipment struct {
 	ProviderShipmentID string
 	TrackingNumbers    []string // one per parcel, in parcel order
-	Price              Money
+	// Price is what the carrier charges, nil when its answer names none
+	// (never a made-up zero).
+	Price *Money
 	// Labels, when the carrier returns them with the booking; otherwise
 	// they are fetched with Labels.
 	Labels []Label

@@ -33,7 +33,8 @@ func money(amount float64, currency string) string {
 	return strconv.FormatFloat(amount, 'f', decimals, 64) + " " + currency
 }
 
-// price is what the carrier charges for a shipment, "" until it has said.
+// price is what the carrier charges for a shipment, "" until it has said
+// and when its answer named none (the API's null, never a made-up 0).
 func price(total *float64, currency *string) string {
 	if total == nil || currency == nil {
 		return ""

@@ -528,3 +528,33 @@ func FuzzShipmentsQueryAndID(f *testing.F) {
 		check("/dashboard/shipments/"+escaped+"/label.png", false)
 	})
 }
+
+// A carrier that names no price shows as such, never as 0; the sandbox's
+// price shows with its currency.
+func TestShipmentPageShowsThePriceOrItsAbsence(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp)
+	key := env.NewKey("acme")
+	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	unpriced := shCreate(t, env, key, shBody(ch, "UNPRICED-7", 1))
+	priced := shCreate(t, env, key, shBody(ch, "ORDER-9", 1))
+	for _, id := range []string{unpriced, priced} {
+		if sh := shAwaitCarrier(t, env, key, id); sh["status"] != "created" {
+			t.Fatalf("%s not booked: %v", id, sh)
+		}
+	}
+	b := signIn(t, env, "acme", "jana@example.com")
+	price := func(id string) string {
+		status, page, _ := b.do(http.MethodGet, "/dashboard/shipments/"+id, nil)
+		if status != http.StatusOK {
+			t.Fatalf("shipment page %s: %d", id, status)
+		}
+		return text(regexp.MustCompile(`(?s)<dd id="shipment-price">.*?</dd>`).FindString(page))
+	}
+	if got := price(unpriced); got != "not given by the carrier" {
+		t.Errorf("unpriced shipment's price reads %q", got)
+	}
+	// One parcel of 1.5 kg, STANDARD: 4.90 + 2 started kilograms × 0.80.
+	if got := price(priced); got != "6.50 EUR" {
+		t.Errorf("priced shipment's price reads %q, want 6.50 EUR", got)
+	}
+}

@@ -24,7 +24,7 @@
 // never half-exists. ProviderShipmentID is the first parcel's shipment
 // number; Labels and CancelShipment use the tracking numbers of the
 // ShipmentRef (all parcels), falling back to ProviderShipmentID. The API
-// returns no price: CreatedShipment.Price is zero.
+// returns no price: CreatedShipment.Price is nil.
 //
 // Countries are sent as ISO 3166-1 alpha-3, converted from shipd's alpha-2 by
 // an explicit table (countries.go); a country outside it is rejected on
@@ -82,7 +82,9 @@ const (
 	shippingBase   = "/parcel/de/shipping/v2"
 	tokenPath      = "/parcel/de/account/auth/ropc/v1/token"
 	trackingPath   = "/track/shipments"
-	// MaxParcels is the most shipments one POST /orders takes [V].
+	// MaxParcels is the most shipments one POST /orders takes (the
+	// spec's shipments maxItems) [V]; one parcel is one DHL shipment, so it
+	// is the parcel limit of a shipd shipment.
 	MaxParcels = 30
 )
 
@@ -191,6 +193,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		ProductTypes: products,
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,
+		MaxParcels:   MaxParcels,
 	}
 }
 

@@ -548,3 +548,31 @@ func TestFakeRefusesRequestsOutsideDHLsOpenAPI(t *testing.T) {
 		t.Errorf("alpha-2 country, pound weight and PNG labels: HTTP %d, %d refusals", res.StatusCode, len(refused))
 	}
 }
+
+// The limit GET /v1/providers publishes is the one DHL's OpenAPI file sets
+// (the fake holds requests to it) and the one the adapter refuses past; the
+// answer names no price, and none is made up.
+func TestPublishedParcelLimitIsDHLs(t *testing.T) {
+	f := newFake(t)
+	c := f.carrier()
+	limit := c.Info().MaxParcels
+	if limit != 30 {
+		t.Fatalf("published limit %d, want DHL's 30", limit)
+	}
+	req := request(make([]carrier.Parcel, limit+1)...)
+	for i := range req.Parcels {
+		req.Parcels[i] = parcel(1)
+	}
+	rs := rejectionsOf(t, mustFail(c.CreateShipment(context.Background(), testSettings(), req)))
+	if len(rs) != 1 || rs[0].Field != "parcels" || !strings.Contains(rs[0].Message, "31 parcels exceed DHL Parcel DE's 30") {
+		t.Errorf("%d parcels: %v", limit+1, rs)
+	}
+	req.Parcels = req.Parcels[:limit]
+	out, err := c.CreateShipment(context.Background(), testSettings(), req)
+	if err != nil {
+		t.Fatalf("%d parcels: %v", limit, err)
+	}
+	if len(out.TrackingNumbers) != limit || out.Price != nil {
+		t.Errorf("%d tracking numbers, price %v; want %d and none", len(out.TrackingNumbers), out.Price, limit)
+	}
+}

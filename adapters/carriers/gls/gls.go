@@ -43,7 +43,8 @@
 // Unverified assumptions, kept in the const block "Assumptions" below:
 // the Cash service's ServiceName, the TemplateSet per label format, that a
 // ShipIT error arrives as a 4xx with "error"/"message" headers (NOTES [C]),
-// and that a 200 from cancel means cancelled whatever Result says. GLS
+// that a 200 from cancel means cancelled whatever Result says, and the
+// parcel limit of a shipment (MaxParcels, chosen: GLS documents none). GLS
 // documents no event code for collected cash on delivery, so
 // TrackingEvent.CODCollected is never set.
 package gls
@@ -89,6 +90,11 @@ const (
 	// body). [C]
 	ErrorHeader   = "error"
 	MessageHeader = "message"
+	// MaxParcels is the most ShipmentUnits one shipment may have. Neither
+	// ShipIT's OpenAPI file (ShipmentUnit has no maxItems) nor NOTES.md
+	// names a limit, so shipd chose 50: the global bound it enforced for
+	// every carrier before each published its own. [U]
+	MaxParcels = 50
 )
 
 // Products.
@@ -158,6 +164,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		},
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,
+		MaxParcels:   MaxParcels,
 	}
 }
 

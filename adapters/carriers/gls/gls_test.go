@@ -500,3 +500,36 @@ func TestFieldOf(t *testing.T) {
 		}
 	}
 }
+
+// The limit GET /v1/providers publishes is the one the adapter keeps (a
+// choice: GLS documents none); GLS's answer names no price and none is made
+// up.
+func TestPublishedParcelLimitIsKept(t *testing.T) {
+	f := newFake(t)
+	c := f.carrier()
+	s := carrier.Settings(f.settings())
+	limit := c.Info().MaxParcels
+	if limit != 50 {
+		t.Fatalf("published limit %d, want the chosen 50", limit)
+	}
+	parcels := make([]carrier.Parcel, limit+1)
+	for i := range parcels {
+		parcels[i] = request("x").Parcels[0]
+	}
+	ctx := context.Background()
+	_, err := c.CreateShipment(ctx, s, request("over", parcels...))
+	var r *carrier.Rejection
+	if !errors.As(err, &r) || r.Field != "parcels" || !strings.Contains(r.Message, "1 to 50 parcels per shipment, got 51") {
+		t.Fatalf("51 parcels: %v", err)
+	}
+	if calls := f.callLog(); len(calls) != 0 {
+		t.Errorf("a refused shipment still called GLS: %v", calls)
+	}
+	out, err := c.CreateShipment(ctx, s, request("at-limit", parcels[:limit]...))
+	if err != nil {
+		t.Fatalf("50 parcels: %v", err)
+	}
+	if len(out.TrackingNumbers) != limit || out.Price != nil {
+		t.Errorf("%d tracking numbers, price %v; want %d and none", len(out.TrackingNumbers), out.Price, limit)
+	}
+}

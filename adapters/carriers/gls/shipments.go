@@ -136,8 +136,8 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 }
 
 func buildShipment(s carrier.Settings, req carrier.ShipmentRequest, format string) (shipmentRequest, error) {
-	if len(req.Parcels) == 0 {
-		return shipmentRequest{}, &carrier.Rejection{Field: "parcels", Message: "at least one parcel is required"}
+	if n := len(req.Parcels); n == 0 || n > MaxParcels {
+		return shipmentRequest{}, carrier.Reject("parcels", "GLS takes 1 to %d parcels per shipment, got %d", MaxParcels, n)
 	}
 	product := req.ProductType
 	if product == "" {

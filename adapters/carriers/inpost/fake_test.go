@@ -33,6 +33,7 @@ type fakeShipX struct {
 	stepsToGo int    // GETs a new shipment needs before it is confirmed; <0 never
 	down      bool   // every call answers 503
 	hang      bool   // every call blocks until the client gives up
+	noOffer   bool   // shipments are confirmed without a selected offer (no price)
 	shipments map[string]*fakeShipment
 	nextID    int
 	nextTN    int
@@ -383,7 +384,7 @@ func (f *fakeShipX) view(sh *fakeShipment) map[string]any {
 	if len(sh.tns) > 0 {
 		out["tracking_number"] = sh.tns[0]
 	}
-	if sh.status == "offer_selected" || sh.status == "confirmed" {
+	if (sh.status == "offer_selected" || sh.status == "confirmed") && !f.noOffer {
 		offer := map[string]any{"id": sh.id * 10, "status": "selected", "rate": 13.99, "currency": "PLN",
 			"service": map[string]any{"id": sh.service}}
 		if sh.status == "confirmed" {

@@ -83,8 +83,6 @@ const (
 	// labelType is the ShipX label size asked for every service: A6 (10×15),
 	// the only size courier services print; assumed to work for lockers too.
 	labelType = "A6"
-	// maxCourierParcels is ShipX's documented limit; lockers take one.
-	maxCourierParcels = 1000
 	// trackingWithAuth: the SDK calls tracking without auth [C]; the adapter
 	// sends the Bearer token anyway, assuming ShipX ignores it there.
 	trackingWithAuth = true
@@ -94,6 +92,13 @@ const (
 	// codCurrency is the currency ShipX PL takes for COD and insurance [U]:
 	// the adapter sends what shipd gives and leaves refusing others to ShipX.
 	codCurrency = "PLN"
+)
+
+// Parcel limits per shipment [V]: courier services take 1–1000 parcels,
+// locker services one (several parcels to a locker are several shipments).
+const (
+	maxCourierParcels = 1000
+	maxLockerParcels  = 1
 )
 
 // insuranceWithCOD are the services for which ShipX requires insurance of
@@ -167,7 +172,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 				Description: "Label format when a shipment names none."},
 		},
 		ProductTypes: []carrier.ProductType{
-			{Code: ServiceLockerStandard, Name: "Paczkomat (parcel locker) standard", SupportsCOD: true},
+			{Code: ServiceLockerStandard, Name: "Paczkomat (parcel locker) standard", SupportsCOD: true, MaxParcels: maxLockerParcels},
 			{Code: ServiceCourierStandard, Name: "Courier standard", SupportsCOD: true},
 			{Code: ServiceCourierExpress10, Name: "Courier express by 10:00", SupportsCOD: true},
 			{Code: ServiceCourierExpress12, Name: "Courier express by 12:00", SupportsCOD: true},
@@ -177,6 +182,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		},
 		LabelFormats: []string{"pdf", "zpl", "epl"},
 		SupportsCOD:  true,
+		MaxParcels:   maxCourierParcels,
 	}
 }
 

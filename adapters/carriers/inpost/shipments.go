@@ -190,7 +190,7 @@ func created(id string, sh shipmentAnswer) carrier.CreatedShipment {
 		if cur == "" {
 			cur = codCurrency
 		}
-		out.Price = carrier.Money{Minor: int64(math.Round(*o.Rate * math.Pow10(carrier.CurrencyDigits(cur)))), Currency: cur}
+		out.Price = &carrier.Money{Minor: int64(math.Round(*o.Rate * math.Pow10(carrier.CurrencyDigits(cur)))), Currency: cur}
 	}
 	return out
 }
@@ -234,7 +234,7 @@ func buildShipment(s carrier.Settings, req carrier.ShipmentRequest) (*shipmentRe
 			problems = append(problems, &carrier.Rejection{Field: "product_type",
 				Message: service + " needs a target parcel locker: set the channel's targetPoint setting (e.g. KRA010) or use a courier service"})
 		}
-		if len(req.Parcels) > 1 {
+		if len(req.Parcels) > maxLockerParcels {
 			problems = append(problems, &carrier.Rejection{Field: "parcels",
 				Message: fmt.Sprintf("%s takes exactly one parcel per shipment, got %d", service, len(req.Parcels))})
 		}

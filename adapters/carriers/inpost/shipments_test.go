@@ -50,7 +50,7 @@ func TestCreateLabelsTrackCancel(t *testing.T) {
 	if out.ProviderShipmentID != "101" || !slices.Equal(out.TrackingNumbers, want) {
 		t.Errorf("created %+v, want id 101 and %v", out, want)
 	}
-	if out.Price != (carrier.Money{Minor: 1399, Currency: "PLN"}) {
+	if out.Price == nil || *out.Price != (carrier.Money{Minor: 1399, Currency: "PLN"}) {
 		t.Errorf("price = %v, want 13.99 PLN", out.Price)
 	}
 	// One POST, then GETs until confirmed (the fake takes two steps).
@@ -177,6 +177,46 @@ func TestLockerShipments(t *testing.T) {
 	}
 	if _, ok := body["insurance"]; ok {
 		t.Errorf("insurance sent for a locker COD shipment: %v", body["insurance"])
+	}
+}
+
+// A shipment ShipX confirms without a selected offer has no price; none is
+// made up.
+func TestWithoutOfferNoPrice(t *testing.T) {
+	f := newFake(t)
+	f.set(func(f *fakeShipX) { f.noOffer = true })
+	out, err := newCarrier(f).CreateShipment(context.Background(), settingsFor(f), courierRequest())
+	if err != nil {
+		t.Fatalf("CreateShipment: %v", err)
+	}
+	if len(out.TrackingNumbers) != 3 || out.Price != nil {
+		t.Errorf("tracking numbers %v, price %v; want 3 and none", out.TrackingNumbers, out.Price)
+	}
+}
+
+// The limits GET /v1/providers publishes are the ones the adapter keeps and
+// ShipX's fake enforces: 1000 parcels for courier services, one for lockers.
+func TestPublishedParcelLimits(t *testing.T) {
+	f := newFake(t)
+	c := newCarrier(f)
+	info := c.Info()
+	if info.MaxParcels != 1000 || info.ParcelLimit(ServiceCourierStandard) != 1000 || info.ParcelLimit(ServiceLockerStandard) != 1 {
+		t.Fatalf("published limits: provider %d, courier %d, locker %d", info.MaxParcels,
+			info.ParcelLimit(ServiceCourierStandard), info.ParcelLimit(ServiceLockerStandard))
+	}
+	parcels := make([]carrier.Parcel, info.MaxParcels+1)
+	for i := range parcels {
+		parcels[i] = courierRequest().Parcels[0]
+	}
+	ctx := context.Background()
+	_, err := c.CreateShipment(ctx, settingsFor(f), courierRequest(parcels...))
+	rejection(t, err, "parcels", "InPost takes 1 to 1000 parcels per shipment, got 1001")
+	out, err := c.CreateShipment(ctx, settingsFor(f), courierRequest(parcels[:info.MaxParcels]...))
+	if err != nil {
+		t.Fatalf("1000 parcels: %v", err)
+	}
+	if len(out.TrackingNumbers) != info.MaxParcels {
+		t.Errorf("1000 parcels booked %d tracking numbers", len(out.TrackingNumbers))
 	}
 }
 

@@ -56,8 +56,9 @@
 // Assumptions not confirmed by PPL's official documentation are kept in the
 // var block "Unverified assumptions" below: the sandbox host, the OAuth scope,
 // the batch status answer's shape, label URLs being on the API host, the
-// body of the labelSettings PUT, the legacy statusId meanings and the
-// shipmentState values.
+// body of the labelSettings PUT, the legacy statusId meanings, the
+// shipmentState values, and the parcel limit of a shipment set (MaxParcels,
+// chosen: PPL documents none).
 package ppl
 
 import (
@@ -105,6 +106,14 @@ var (
 	// none (the account's default then applies).
 	codVarSymDigits = 10
 )
+
+// MaxParcels is the most parcels one shipment set may have, an unverified
+// choice like the assumptions above: PPL documents no limit of
+// shipmentSet.numberOfShipments (a community client notes at most 1000
+// shipments per batch, which bounds shipments, not the parcels of a set),
+// so shipd chose 50, the global bound it enforced for every carrier before
+// each published its own.
+const MaxParcels = 50
 
 // Default polling interval of the booking batch.
 const defaultPollInterval = 500 * time.Millisecond
@@ -184,6 +193,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		ProductTypes: products,
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,
+		MaxParcels:   MaxParcels,
 	}
 }
 

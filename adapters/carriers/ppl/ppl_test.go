@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -487,5 +488,36 @@ func TestSandboxModeSelectsHost(t *testing.T) {
 	}
 	if e.sandbox.tokenCount() != 1 || e.prod.tokenCount() != 1 {
 		t.Errorf("tokens: sandbox %d, prod %d", e.sandbox.tokenCount(), e.prod.tokenCount())
+	}
+}
+
+// The limit GET /v1/providers publishes is the one the adapter keeps (a
+// choice: PPL documents none); PPL's answer names no price and none is
+// made up.
+func TestPublishedParcelLimitIsKept(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	limit := e.c.Info().MaxParcels
+	if limit != 50 {
+		t.Fatalf("published limit %d, want the chosen 50", limit)
+	}
+	parcels := make([]carrier.Parcel, limit+1)
+	for i := range parcels {
+		parcels[i] = parcel(1)
+	}
+	_, err := e.c.CreateShipment(ctx, e.settings, request("OVER", "BUSS", "pdf", parcels...))
+	var r *carrier.Rejection
+	if !errors.As(err, &r) || r.Field != "parcels" || !strings.Contains(r.Message, "1 to 50 parcels per shipment set, got 51") {
+		t.Fatalf("51 parcels: %v", err)
+	}
+	if n := e.sandbox.calls(""); n != 0 {
+		t.Errorf("a refused shipment still called PPL %d times", n)
+	}
+	out, err := e.c.CreateShipment(ctx, e.settings, request("AT-LIMIT", "BUSS", "zpl", parcels[:limit]...))
+	if err != nil {
+		t.Fatalf("50 parcels: %v", err)
+	}
+	if len(out.TrackingNumbers) != limit || out.Price != nil {
+		t.Errorf("%d tracking numbers, price %v; want %d and none", len(out.TrackingNumbers), out.Price, limit)
 	}
 }

@@ -96,6 +96,9 @@ const (
 // CreateShipment books req as one PPL shipment set, waits for the batch and
 // downloads the labels of its parcels.
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	if n := len(req.Parcels); n == 0 || n > MaxParcels {
+		return carrier.CreatedShipment{}, carrier.Reject("parcels", "PPL takes 1 to %d parcels per shipment set, got %d", MaxParcels, n)
+	}
 	format := s.LabelFormat(req.LabelFormat)
 	body, err := json.Marshal(batchRequest{
 		LabelSettings: settingsFor(format),

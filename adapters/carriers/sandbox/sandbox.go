@@ -29,6 +29,8 @@
 //   - reference "DOWN...": the booking always fails as unavailable.
 //   - reference "NO-CANCEL...": the shipment books, but cancelling it is refused as already
 //     picked up.
+//   - reference "UNPRICED...": the shipment books, but the answer names no price, as DHL
+//     Parcel DE, GLS and PPL always answer.
 //
 // Tracking. A tracking number's serial says what its journey is: the first
 // digit picks the journey, the second is 1 for a cash-on-delivery parcel
@@ -80,6 +82,7 @@ const (
 	RefHang      = "HANG"
 	RefDown      = "DOWN"
 	RefNoCancel  = "NO-CANCEL"
+	RefUnpriced  = "UNPRICED"
 )
 
 // Carrier is the sandbox carrier. Its bookings live in memory, so one value
@@ -149,6 +152,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		},
 		LabelFormats: []string{"pdf", "zpl", "epl"},
 		SupportsCOD:  true,
+		MaxParcels:   MaxParcels,
 	}
 }
 

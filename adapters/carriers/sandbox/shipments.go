@@ -58,7 +58,11 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		date = time.Now()
 	}
 	sh := &shipment{reference: req.Reference}
-	out := carrier.CreatedShipment{Price: price(product, req.Parcels, req.COD != nil)}
+	out := carrier.CreatedShipment{}
+	if !strings.HasPrefix(req.Reference, RefUnpriced) {
+		p := price(product, req.Parcels, req.COD != nil)
+		out.Price = &p
+	}
 	for i, p := range req.Parcels {
 		l := labels.ParcelLabel{
 			Carrier:        carrierName,

@@ -80,7 +80,7 @@ func TestCreateShipmentBooksEveryParcel(t *testing.T) {
 		t.Errorf("provider shipment id %q", out.ProviderShipmentID)
 	}
 	// 3 × 4.90 + (3 + 12 + 1) × 0.80 + 1.50 COD fee
-	if want := (carrier.Money{Minor: 2900, Currency: "EUR"}); out.Price != want {
+	if want := (carrier.Money{Minor: 2900, Currency: "EUR"}); out.Price == nil || *out.Price != want {
 		t.Errorf("price = %v, want %v", out.Price, want)
 	}
 	if len(out.TrackingNumbers) != 3 || len(out.Labels) != 3 {
@@ -133,10 +133,20 @@ func TestPrice(t *testing.T) {
 				req = withCOD(req, tt.product)
 			}
 			out := book(t, sandbox.New(), req)
-			if out.Price.Minor != tt.minor || out.Price.Currency != "EUR" {
+			if out.Price == nil || out.Price.Minor != tt.minor || out.Price.Currency != "EUR" {
 				t.Errorf("price = %v, want %d EUR cents", out.Price, tt.minor)
 			}
 		})
+	}
+}
+
+func TestUnpricedReferenceBooksWithoutPrice(t *testing.T) {
+	out := book(t, sandbox.New(), request(sandbox.RefUnpriced+"-1"))
+	if out.Price != nil {
+		t.Errorf("price = %v, want none", *out.Price)
+	}
+	if len(out.TrackingNumbers) != 3 || len(out.Labels) != 3 {
+		t.Errorf("an unpriced booking is still a booking: %v, %d labels", out.TrackingNumbers, len(out.Labels))
 	}
 }
 
@@ -178,7 +188,7 @@ func TestCashOnDeliveryNeedsItsProduct(t *testing.T) {
 		t.Errorf("EXPRESS_COD label lacks the COD amount")
 	}
 	req.ProductType = ""
-	if out := book(t, c, req); !bytes.Contains(out.Labels[0].Data, []byte("^FDSTANDARD^FS")) || out.Price.Minor != 3*490+16*80 {
+	if out := book(t, c, req); !bytes.Contains(out.Labels[0].Data, []byte("^FDSTANDARD^FS")) || out.Price == nil || out.Price.Minor != 3*490+16*80 {
 		t.Errorf("empty product is not booked as STANDARD: %v", out.Price)
 	}
 }
@@ -463,5 +473,25 @@ func TestInfoStillDescribesTheProducts(t *testing.T) {
 	var p carrier.Provider = sandbox.New()
 	if _, ok := p.(carrier.Shipper); !ok {
 		t.Error("the sandbox carrier does not ship")
+	}
+}
+
+// The limit GET /v1/providers publishes is the one the carrier keeps.
+func TestPublishedParcelLimitIsTheCarriers(t *testing.T) {
+	c := sandbox.New()
+	limit := c.Info().MaxParcels
+	if limit != 20 {
+		t.Fatalf("published limit %d, want the documented 20", limit)
+	}
+	parcels := make([]carrier.Parcel, limit+1)
+	for i := range parcels {
+		parcels[i] = box(1, "KG", 10, 10, 10, "CM")
+	}
+	if out := book(t, c, request("AT-LIMIT", parcels[:limit]...)); len(out.TrackingNumbers) != limit {
+		t.Errorf("%d parcels booked %d tracking numbers", limit, len(out.TrackingNumbers))
+	}
+	_, err := c.CreateShipment(context.Background(), settings, request("OVER-LIMIT", parcels...))
+	if r := rejected(t, err); len(r) != 1 || r[0].Field != "parcels" || !strings.Contains(r[0].Message, "limit of 20 parcels") {
+		t.Errorf("%d parcels: %v", limit+1, err)
 	}
 }

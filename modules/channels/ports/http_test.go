@@ -2,6 +2,7 @@ package ports_test
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -446,6 +447,7 @@ func TestProviders(t *testing.T) {
 			Code         string   `json:"code"`
 			LabelFormats []string `json:"label_formats"`
 			SupportsCOD  bool     `json:"supports_cod"`
+			MaxParcels   int      `json:"max_parcels_per_shipment"`
 			Settings     []struct {
 				Key    string `json:"key"`
 				Secret bool   `json:"secret"`
@@ -453,6 +455,7 @@ func TestProviders(t *testing.T) {
 			ProductTypes []struct {
 				Code       string `json:"code"`
 				CODProduct string `json:"cod_product"`
+				MaxParcels int    `json:"max_parcels_per_shipment"`
 			} `json:"product_types"`
 		} `json:"data"`
 	}
@@ -472,6 +475,20 @@ func TestProviders(t *testing.T) {
 	if !ppl.SupportsCOD || len(ppl.ProductTypes) == 0 || ppl.ProductTypes[0].Code != "BUSS" || ppl.ProductTypes[0].CODProduct != "BUSD" ||
 		!slices.Equal(ppl.LabelFormats, []string{"pdf", "zpl"}) {
 		t.Errorf("ppl description = %+v", ppl)
+	}
+	// Parcel limits as the vendors document them (PPL and GLS: chosen).
+	limits := map[string]int{}
+	for _, p := range body.Data {
+		limits[p.Code] = p.MaxParcels
+		for _, pt := range p.ProductTypes {
+			if pt.MaxParcels != 0 {
+				limits[p.Code+"/"+pt.Code] = pt.MaxParcels
+			}
+		}
+	}
+	if want := map[string]int{"sandbox": 20, "ppl": 50, "dhl_parcel_de": 30, "gls": 50, "inpost": 1000,
+		"inpost/inpost_locker_standard": 1}; !maps.Equal(limits, want) {
+		t.Errorf("parcel limits %v, want %v", limits, want)
 	}
 	sb := body.Data[byCode["sandbox"]]
 	secret := map[string]bool{}

@@ -2,9 +2,14 @@
 // shipment record and the events it publishes.
 package contract
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
-// Shipment is the full public record of a shipment.
+// Shipment is the full public record of a shipment. TotalPrice and Currency
+// are null until the carrier created the shipment, and stay null when its
+// answer named no price (DHL Parcel DE, GLS, PPL, InPost without an offer).
 type Shipment struct {
 	ID                 string          `json:"id"`
 	ReferenceNumber    string          `json:"reference_number"`
@@ -32,6 +37,22 @@ type Shipment struct {
 	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
 	CreatedAt          time.Time       `json:"created_at"`
 	UpdatedAt          time.Time       `json:"updated_at"`
+}
+
+// UnmarshalJSON reads a record as it was published. Events stored before
+// missing prices were kept missing carry total_price 0 and currency "" for
+// a carrier that named none; a price without a currency is no price, so
+// they read as null and old events replayed (a projection rebuild, a
+// webhook fan-out behind) tell no free shipment either.
+func (s *Shipment) UnmarshalJSON(data []byte) error {
+	type plain Shipment // without this method
+	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
+		return err
+	}
+	if s.Currency == nil || *s.Currency == "" {
+		s.TotalPrice, s.Currency = nil, nil
+	}
+	return nil
 }
 
 // Contact is a sender or recipient.

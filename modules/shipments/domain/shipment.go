@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"shipd/platform/carrier"
 	"shipd/platform/fault"
 )
 
@@ -33,7 +34,7 @@ type State struct {
 	IsSuccessful       *bool           `json:"is_successful"` // nil while the carrier has not answered
 	Errors             []Problem       `json:"errors"`
 	ProviderShipmentID string          `json:"provider_shipment_id"`
-	TotalPriceMinor    *int64          `json:"total_price_minor"`
+	TotalPriceMinor    *int64          `json:"total_price_minor"` // nil while the carrier named no price; see Price
 	Currency           string          `json:"currency"`
 	HasLabel           bool            `json:"has_label"`
 	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
@@ -42,6 +43,17 @@ type State struct {
 	Version   int                      `json:"version"`
 	CreatedAt time.Time                `json:"created_at"`
 	UpdatedAt time.Time                `json:"updated_at"`
+}
+
+// Price is what the carrier charges, nil when it named no price. States
+// stored before the carriers' missing prices were kept as missing hold 0
+// with currency "" for them; a price without a currency is no price, so
+// those read as none too (migration 00008 rewrites them).
+func (s State) Price() *carrier.Money {
+	if s.TotalPriceMinor == nil || s.Currency == "" {
+		return nil
+	}
+	return &carrier.Money{Minor: *s.TotalPriceMinor, Currency: s.Currency}
 }
 
 // Shipment is the aggregate.
@@ -101,8 +113,9 @@ func (sh *Shipment) AwaitsCarrier() bool {
 }
 
 // Booked records the carrier's acceptance: tracking numbers per parcel, its
-// shipment id and price, and the merged label.
-func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, priceMinor int64, currency string, label Label, now time.Time) error {
+// shipment id and price (nil when the carrier named none), and the merged
+// label.
+func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, price *carrier.Money, label Label, now time.Time) error {
 	if !sh.AwaitsCarrier() {
 		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
 	}
@@ -117,8 +130,11 @@ func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, 
 	sh.s.IsSuccessful = &ok
 	sh.s.Status = StatusCreated
 	sh.s.ProviderShipmentID = providerShipmentID
-	sh.s.TotalPriceMinor = &priceMinor
-	sh.s.Currency = currency
+	sh.s.TotalPriceMinor, sh.s.Currency = nil, ""
+	if price != nil && price.Currency != "" {
+		minor := price.Minor
+		sh.s.TotalPriceMinor, sh.s.Currency = &minor, price.Currency
+	}
 	sh.s.HasLabel = true
 	sh.s.Errors = []Problem{}
 	sh.newLabel = &label

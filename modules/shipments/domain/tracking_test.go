@@ -19,7 +19,7 @@ func created(t *testing.T, n int) *domain.Shipment {
 	for i := range numbers {
 		numbers[i] = "SB00000001" + string(rune('0'+i)) + "CZ"
 	}
-	if err := sh.Booked("X", numbers, 490, "EUR", domain.Label{}, t0); err != nil {
+	if err := sh.Booked("X", numbers, &carrier.Money{Minor: 490, Currency: "EUR"}, domain.Label{}, t0); err != nil {
 		t.Fatal(err)
 	}
 	return sh

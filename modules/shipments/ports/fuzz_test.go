@@ -67,9 +67,10 @@ var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 
 // FuzzShipmentRequests decodes any body as POST /v1/shipments and PUT/PATCH
 // do before the app sees it: a refusal is a 400 or 422, and a shipment that
-// passes has 1 to 50 parcels of known units within their limits, a known
-// label format, a shipping date from today, country codes, and cash on
-// delivery of a positive amount that its minor units keep.
+// passes has 1 to carrier.MaxParcelsPerShipment parcels of known units
+// within their limits, a known label format, a shipping date from today,
+// country codes, and cash on delivery of a positive amount that its minor
+// units keep.
 func FuzzShipmentRequests(f *testing.F) {
 	for _, b := range bodySeeds("ch_01JD0000000000000000000000") {
 		f.Add(b)
@@ -137,7 +138,7 @@ func checkShipment(t *testing.T, labelFormat, shippingDate, reference string, pa
 	if utf8.RuneCountInString(reference) > 255 {
 		t.Fatalf("accepted a reference of %d characters", utf8.RuneCountInString(reference))
 	}
-	if parcels < 1 || parcels > 50 {
+	if parcels < 1 || parcels > carrier.MaxParcelsPerShipment {
 		t.Fatalf("accepted %d parcels", parcels)
 	}
 }

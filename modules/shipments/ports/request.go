@@ -60,9 +60,6 @@ type parcelRequest struct {
 	WeightUnit      string  `json:"weight_unit" validate:"oneof=KG G LB"`
 }
 
-// maxParcels bounds one shipment; carriers refuse far fewer.
-const maxParcels = 50
-
 // checkedShipment is a request that passed every check of its own.
 type checkedShipment struct {
 	state domain.State
@@ -150,8 +147,10 @@ func decodeParcels(many, one json.RawMessage, errs fault.FieldErrors) []domain.P
 		if len(raws) == 0 {
 			errs.Add("parcels", "must have at least 1 item")
 		}
-		if len(raws) > maxParcels {
-			errs.Add("parcels", fmt.Sprintf("must have at most %d items", maxParcels))
+		// No provider takes more, so more is refused before the channel is
+		// known; each provider's own limit is checked with its channel.
+		if len(raws) > carrier.MaxParcelsPerShipment {
+			errs.Add("parcels", fmt.Sprintf("must have at most %d items, the most any provider takes per shipment (see max_parcels_per_shipment in GET /v1/providers)", carrier.MaxParcelsPerShipment))
 			return nil
 		}
 	case len(one) > 0 && string(one) != "null":

@@ -78,7 +78,7 @@ func (h BookShipmentHandler) Handle(ctx context.Context, shipmentID string, give
 			return nil, nil
 		}
 		before := sh.Status()
-		if err := sh.Booked(created.ProviderShipmentID, created.TrackingNumbers, created.Price.Minor, created.Price.Currency, label, now); err != nil {
+		if err := sh.Booked(created.ProviderShipmentID, created.TrackingNumbers, created.Price, label, now); err != nil {
 			return nil, err
 		}
 		events := []domain.Event{contract.ShipmentCreated{ShipmentEvent: shipmentEvent(sh, now)}}

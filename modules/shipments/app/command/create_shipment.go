@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -61,6 +62,9 @@ func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) (
 		errs.Add("label_format", "provider "+info.Code+" prints only: "+strings.Join(info.LabelFormats, ", "))
 	}
 	st.ProductType = productType(info, ch.Settings)
+	if problem := parcelCount(info, st.ProductType, len(st.Parcels)); problem != "" {
+		errs.Add("parcels", problem)
+	}
 	if cmd.COD != nil {
 		cod, problem := codProduct(info, st.ProductType)
 		if problem != "" {
@@ -94,15 +98,39 @@ func labelFormat(requested string, settings map[string]any) string {
 	return "pdf"
 }
 
-// productType is the channel's product, else the provider's first.
+// productType is the channel's product, else the default the provider
+// publishes for the setting (the one its adapter books), else its first.
 func productType(info carrier.ProviderInfo, settings map[string]any) string {
 	if p, ok := settings["productType"].(string); ok && p != "" {
 		return p
+	}
+	for _, s := range info.Settings {
+		if d, ok := s.Default.(string); ok && s.Key == "productType" && d != "" {
+			return d
+		}
 	}
 	if len(info.ProductTypes) > 0 {
 		return info.ProductTypes[0].Code
 	}
 	return ""
+}
+
+// parcelCount says why n parcels are too many for product of the provider,
+// "" when they are not: the limit GET /v1/providers publishes, the same
+// number the carrier's adapter refuses past.
+func parcelCount(info carrier.ProviderInfo, product string, n int) string {
+	limit := info.ParcelLimit(product)
+	if n <= limit {
+		return ""
+	}
+	noun := "parcels"
+	if limit == 1 {
+		noun = "parcel"
+	}
+	if limit != info.MaxParcels {
+		return fmt.Sprintf("product %s of provider %s takes at most %d %s per shipment; this shipment has %d", product, info.Code, limit, noun, n)
+	}
+	return fmt.Sprintf("provider %s takes at most %d %s per shipment; this shipment has %d", info.Code, limit, noun, n)
 }
 
 // codProduct returns the product that carries cash on delivery for product,

@@ -35,10 +35,9 @@ func Record(s domain.State) contract.Shipment {
 		id := s.ProviderShipmentID
 		rec.ProviderShipmentID = &id
 	}
-	if s.TotalPriceMinor != nil {
-		price := carrier.Money{Minor: *s.TotalPriceMinor, Currency: s.Currency}.Float()
-		cur := s.Currency
-		rec.TotalPrice, rec.Currency = &price, &cur
+	if p := s.Price(); p != nil {
+		amount := p.Float()
+		rec.TotalPrice, rec.Currency = &amount, &p.Currency
 	}
 	if s.COD != nil {
 		rec.CashOnDelivery = &contract.CashOnDelivery{

@@ -1,0 +1,44 @@
+package domain_test
+
+import (
+	"testing"
+
+	"shipd/modules/shipments/domain"
+	"shipd/platform/carrier"
+)
+
+func booked(t *testing.T, price *carrier.Money) domain.State {
+	t.Helper()
+	sh := domain.New(domain.State{ID: "sh_1", Parcels: make([]domain.Parcel, 1)}, t0)
+	if err := sh.Booked("X", []string{"SB000000014CZ"}, price, domain.Label{}, t0); err != nil {
+		t.Fatal(err)
+	}
+	return sh.State()
+}
+
+func TestBookedKeepsTheCarriersPriceOrNone(t *testing.T) {
+	for _, price := range []carrier.Money{{Minor: 1290, Currency: "EUR"}, {Minor: 0, Currency: "CZK"}} {
+		st := booked(t, &price)
+		if got := st.Price(); got == nil || *got != price {
+			t.Errorf("booked at %v: Price() = %v", price, got)
+		}
+	}
+	st := booked(t, nil)
+	if st.TotalPriceMinor != nil || st.Currency != "" || st.Price() != nil {
+		t.Errorf("booked without a price: stored %v %q, Price() = %v", st.TotalPriceMinor, st.Currency, st.Price())
+	}
+}
+
+// States stored before missing prices were kept missing hold an amount
+// (0) without a currency: no price.
+func TestPriceWithoutCurrencyIsNone(t *testing.T) {
+	for _, minor := range []int64{0, 1290} {
+		st := domain.State{TotalPriceMinor: &minor}
+		if got := st.Price(); got != nil {
+			t.Errorf("%d without a currency: Price() = %v, want none", minor, got)
+		}
+	}
+	if got := (domain.State{}).Price(); got != nil {
+		t.Errorf("not booked: Price() = %v", got)
+	}
+}
