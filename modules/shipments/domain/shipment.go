@@ -48,7 +48,7 @@ type State struct {
 // Price is what the carrier charges, nil when it named no price. States
 // stored before the carriers' missing prices were kept as missing hold 0
 // with currency "" for them; a price without a currency is no price, so
-// those read as none too (migration 00008 rewrites them).
+// those read as none too (migration 00009 rewrites them).
 func (s State) Price() *carrier.Money {
 	if s.TotalPriceMinor == nil || s.Currency == "" {
 		return nil

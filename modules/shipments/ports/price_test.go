@@ -112,7 +112,7 @@ func TestMissingPriceIsNullEverywhere(t *testing.T) {
 
 // Shipments stored before missing prices were kept missing hold 0 and ""
 // for a carrier that named none. GET reads them as null at once, and
-// migration 00008 rewrites the stored state and the list row, keeping the
+// migration 00009 rewrites the stored state and the list row, keeping the
 // list's key order; a real price, even 0 with a currency, stays.
 func TestStoredZeroWithoutCurrencyReadsAsNull(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
@@ -145,13 +145,13 @@ func TestStoredZeroWithoutCurrencyReadsAsNull(t *testing.T) {
 		t.Errorf("stored 0 and \"\" read as %v %v, want null", sh["total_price"], sh["currency"])
 	}
 
-	up, err := migrations.Files.ReadFile("00008_shipments_unpriced.sql")
+	up, err := migrations.Files.ReadFile("00009_shipments_unpriced.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
 	upSQL, _, _ := strings.Cut(string(up), "-- +goose Down")
 	if _, err := env.DB.Exec(upSQL); err != nil {
-		t.Fatalf("migration 00008: %v", err)
+		t.Fatalf("migration 00009: %v", err)
 	}
 	var state struct {
 		Price    *int64 `db:"price"`
