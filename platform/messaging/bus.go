@@ -3,6 +3,7 @@ package messaging
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -125,7 +126,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 
 func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
 	deadline := b.config.AckDeadline
-	return watermillsql.NewSubscriber(watermillsql.BeginnerFromStdSQL(b.db.DB), watermillsql.SubscriberConfig{
+	sub, err := watermillsql.NewSubscriber(watermillsql.BeginnerFromStdSQL(b.db.DB), watermillsql.SubscriberConfig{
 		ConsumerGroup:  consumerGroup,
 		PollInterval:   b.config.PollInterval,
 		ResendInterval: 100 * time.Millisecond,
@@ -138,6 +139,10 @@ func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
 		// instance on watermill's advisory lock at start.
 		InitializeSchema: false,
 	}, b.logger)
+	if err != nil {
+		return nil, err
+	}
+	return newGracefulSubscriber(sub, deadline), nil
 }
 
 // OnEvent adds a handler of events of type T. The handler runs inside the
@@ -163,8 +168,18 @@ func OnCommand[T any, PT interface {
 	return err
 }
 
-// Run runs every handler until ctx ends or Close is called.
-func (b *Bus) Run(ctx context.Context) error { return b.router.Run(ctx) }
+// Run runs every handler until ctx ends or Close is called. The end of ctx
+// closes the router, which lets the running handlers finish and closes the
+// subscribers, rather than cancelling them (gracefulSubscriber).
+func (b *Bus) Run(ctx context.Context) error {
+	closed := make(chan error, 1)
+	stop := context.AfterFunc(ctx, func() { closed <- b.router.Close() })
+	err := b.router.Run(context.WithoutCancel(ctx))
+	if !stop() {
+		err = errors.Join(err, <-closed)
+	}
+	return err
+}
 
 // Running is closed once every handler is subscribed.
 func (b *Bus) Running() chan struct{} { return b.router.Running() }
