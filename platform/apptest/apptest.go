@@ -207,3 +207,17 @@ func (b *SyncBuffer) String() string {
 
 // Stop shuts the first instance down gracefully (see Instance.Stop).
 func (e *Env) Stop() error { return e.first.Stop() }
+
+// NextSecond moves the instances' clock into its next second (a manual
+// clock is advanced, the real one awaited). Lists sort records of one second
+// by id, which is random (ADR 0011): a test that needs one record older
+// than the next makes them a second apart.
+func (e *Env) NextSecond() {
+	e.t.Helper()
+	if m, ok := e.Clock.(*clock.Manual); ok {
+		m.Advance(time.Second)
+		return
+	}
+	was := e.Clock.Now().Truncate(time.Second)
+	Eventually(e.t, 3*time.Second, "the clock's next second", func() bool { return e.Clock.Now().Truncate(time.Second).After(was) })
+}

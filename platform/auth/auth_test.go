@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -39,7 +40,9 @@ func createKey(t testing.TB, s *auth.Store, req auth.NewKeyRequest) (auth.KeyInf
 var keyFormat = regexp.MustCompile(`^shp_[0-9A-Za-z]{40}$`)
 
 func TestCreateKeyMakesAccountAndKey(t *testing.T) {
-	s, db := newStore(t)
+	db := openDB(t)
+	clk := clock.NewManual(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+	s := auth.NewStore(db, clk)
 	ctx := t.Context()
 	info, key := createKey(t, s, auth.NewKeyRequest{AccountName: "acme", Name: "ci"})
 
@@ -65,7 +68,10 @@ func TestCreateKeyMakesAccountAndKey(t *testing.T) {
 		t.Errorf("account row = %+v, want id %s, plan free, no custom limit", acc, info.AccountID)
 	}
 
-	// A second key for the same account reuses it.
+	// A second key for the same account reuses it. A second later, so that
+	// the list's order by (created_at, id) is the order of creation: ids of
+	// one second are in no order (ADR 0011).
+	clk.Advance(time.Second)
 	info2, key2 := createKey(t, s, auth.NewKeyRequest{AccountName: "acme"})
 	if info2.AccountID != info.AccountID || key2 == key || info2.ID == info.ID {
 		t.Errorf("second key: %+v / %q", info2, key2)

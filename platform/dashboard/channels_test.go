@@ -75,6 +75,7 @@ func TestChannelsListShowsTheAccountsOwnChannels(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	key, theirs := env.NewKey("acme"), env.NewKey("globex")
 	main := makeChannel(t, env, key, "Main warehouse", map[string]any{"clientId": "c1", "clientSecret": "top-secret-value", "defaultLabelFormat": "zpl"})
+	env.NextSecond() // Broken is the newer: the pages below show it first
 	broken := makeChannel(t, env, key, "Broken", map[string]any{"clientId": "c2", "clientSecret": "invalid"})
 	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels/" + broken + "/validate", Key: key}); res.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("validating the broken channel: %d %s", res.Status, res.Body)

@@ -4,8 +4,8 @@ package ids
 
 import (
 	"crypto/rand"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -25,32 +25,30 @@ const (
 	User            = "usr"
 )
 
-// One monotonic entropy source per prefix: ids of one kind made at the same
-// instant (the service clock counts whole seconds) still sort in creation
-// order, and ids of other kinds made in between (event ids use the wall
-// clock) do not reset that order.
-var (
-	mu      sync.Mutex
-	entropy = map[string]*ulid.MonotonicEntropy{}
-)
-
-// New returns prefix_ULID with the current time. The entropy source is
-// monotonic so ids made in the same millisecond still sort in creation order.
+// New returns prefix_ULID with the current time.
 func New(prefix string) string {
 	return NewAt(prefix, time.Now())
 }
 
-// NewAt returns an id whose time part is t (used with an injected clock).
+// NewAt returns an id whose time part is t (used with an injected clock) and
+// whose other 80 bits are fresh from crypto/rand: ids made in the same
+// instant, by any account, are unrelated, so no id tells how many others
+// were made beside it (ADR 0011). Their order within that instant is
+// arbitrary.
 func NewAt(prefix string, t time.Time) string {
-	mu.Lock()
-	src, ok := entropy[prefix]
-	if !ok {
-		src = ulid.Monotonic(rand.Reader, 0)
-		entropy[prefix] = src
+	return prefix + "_" + ulid.MustNew(ulid.Timestamp(t), rand.Reader).String()
+}
+
+// NewSortedAt returns n ids made at t, each random like NewAt's, in ascending
+// order: for records made together whose order must survive a reload that
+// sorts by id, such as one check's status updates in the carrier's order.
+func NewSortedAt(prefix string, t time.Time, n int) []string {
+	made := make([]string, n)
+	for i := range made {
+		made[i] = NewAt(prefix, t)
 	}
-	id := ulid.MustNew(ulid.Timestamp(t), src)
-	mu.Unlock()
-	return prefix + "_" + id.String()
+	slices.Sort(made)
+	return made
 }
 
 // HasPrefix reports whether id is well formed and carries the given prefix.

@@ -3,6 +3,7 @@ package messaging
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -148,7 +149,9 @@ func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
 	if err != nil {
 		return nil, err
 	}
-	return patientSubscriber{Subscriber: sub}, nil
+	// Patient outside: a subscription retried while the database is
+	// unavailable still ends when the router's context does.
+	return patientSubscriber{Subscriber: newGracefulSubscriber(sub, deadline)}, nil
 }
 
 // OnEvent adds a handler of events of type T. The handler runs inside the
@@ -174,8 +177,18 @@ func OnCommand[T any, PT interface {
 	return err
 }
 
-// Run runs every handler until ctx ends or Close is called.
-func (b *Bus) Run(ctx context.Context) error { return b.router.Run(ctx) }
+// Run runs every handler until ctx ends or Close is called. The end of ctx
+// closes the router, which lets the running handlers finish and closes the
+// subscribers, rather than cancelling them (gracefulSubscriber).
+func (b *Bus) Run(ctx context.Context) error {
+	closed := make(chan error, 1)
+	stop := context.AfterFunc(ctx, func() { closed <- b.router.Close() })
+	err := b.router.Run(context.WithoutCancel(ctx))
+	if !stop() {
+		err = errors.Join(err, <-closed)
+	}
+	return err
+}
 
 // Running is closed once every handler is subscribed.
 func (b *Bus) Running() chan struct{} { return b.router.Running() }

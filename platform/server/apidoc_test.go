@@ -155,16 +155,7 @@ func TestRealAnswersMatchTheDocument(t *testing.T) {
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/providers", Key: key}, "/providers")
 
 	active := env.ActiveSandboxChannel(key, "Sandbox", nil)
-	shipment := check(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Key: key, Body: map[string]any{
-		"shipping_channel_id": active, "reference_number": "ORDER-1",
-		"sender_contact":          map[string]any{"company_name": "Acme", "email_address": "ship@acme.test", "phone_number": "+420111222333"},
-		"recipient_contact":       map[string]any{"first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"},
-		"origin_address":          map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
-		"destination_address":     map[string]any{"street_name": "Dlouhá", "house_number": "12", "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"},
-		"cash_on_delivery_amount": 120.5, "cash_on_delivery_currency": "CZK",
-		"parcel": map[string]any{"parcel_type": "package", "length_dimension": 30, "width_dimension": 20, "height_dimension": 10,
-			"dimension_unit": "CM", "weight_amount": 1.5, "weight_unit": "KG"},
-	}}, "/shipments")
+	shipment := check(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Key: key, Body: shipment(active)}, "/shipments")
 	shipmentID, _ := shipment.Data(t)["id"].(string)
 	apptest.Eventually(t, 15*time.Second, "the shipment booked", func() bool {
 		res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID, Key: key})

@@ -135,13 +135,14 @@ func (a *App) Run(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2+len(a.workers))
 	wg.Go(func() {
-		// A bus stopped while it was still subscribing (Ctrl-C right after
-		// start) reports that as an error; only a failure while running counts.
+		// Only a failure while running counts; what the bus reports once ctx
+		// has ended (stopped while still subscribing, handlers that outlived
+		// the close timeout) is part of the shutdown.
 		if err := a.bus.Run(ctx); err != nil && ctx.Err() == nil {
 			errs <- fmt.Errorf("event bus: %w", err)
 			cancel()
 		} else if err != nil {
-			a.logger.Warn("event bus stopped while starting", "err", err)
+			a.logger.Warn("event bus shutdown", "err", err)
 		}
 	})
 	for _, w := range a.workers {

@@ -17,6 +17,20 @@ func channel(name string) map[string]any {
 		"settings": map[string]any{"clientId": "id", "clientSecret": "secret"}}
 }
 
+// shipment is the body of a one-parcel COD shipment on the channel.
+func shipment(channelID string) map[string]any {
+	return map[string]any{
+		"shipping_channel_id": channelID, "reference_number": "ORDER-1",
+		"sender_contact":          map[string]any{"company_name": "Acme", "email_address": "ship@acme.test", "phone_number": "+420111222333"},
+		"recipient_contact":       map[string]any{"first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"},
+		"origin_address":          map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
+		"destination_address":     map[string]any{"street_name": "Dlouhá", "house_number": "12", "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"},
+		"cash_on_delivery_amount": 120.5, "cash_on_delivery_currency": "CZK",
+		"parcel": map[string]any{"parcel_type": "package", "length_dimension": 30, "width_dimension": 20, "height_dimension": 10,
+			"dimension_unit": "CM", "weight_amount": 1.5, "weight_unit": "KG"},
+	}
+}
+
 // Two instances on one database count one account's requests together, and
 // each answer carries the decided headers.
 func TestRateLimitSharedByTwoInstances(t *testing.T) {

@@ -113,7 +113,7 @@ func TestNoSecretAtRestInClear(t *testing.T) {
 	}
 	secrets = append(secrets, g)
 
-	keyed(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Body: shipment(sandboxChannel, "SECRETS-1")}, http.StatusCreated)
+	keyed(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Body: shipment(sandboxChannel)}, http.StatusCreated)
 	apptest.Eventually(t, 20*time.Second, "webhook deliveries of the shipment's events", func() bool { return delivered.Load() >= 4 })
 
 	found := scanColumns(t, env, append(append([]string(nil), secrets...), clear...))
@@ -167,15 +167,4 @@ func scanColumns(t *testing.T, env *apptest.Env, values []string) map[string][]s
 		}
 	}
 	return found
-}
-
-func shipment(channelID, ref string) map[string]any {
-	return map[string]any{
-		"shipping_channel_id": channelID, "reference_number": ref, "label_format": "zpl",
-		"sender_contact":      map[string]any{"company_name": "Acme", "email_address": "ship@acme.test", "phone_number": "+420111222333"},
-		"recipient_contact":   map[string]any{"first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"},
-		"origin_address":      map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
-		"destination_address": map[string]any{"street_name": "Dlouhá", "house_number": "12", "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"},
-		"parcels":             []map[string]any{{"length_dimension": 30, "width_dimension": 20, "height_dimension": 10, "weight_amount": 1.5}},
-	}
 }

@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +59,50 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d channels stored, want the one the request made", n)
+	}
+}
+
+// A normal run and a clean shutdown log no ERROR: an error line always means
+// something an operator must look at. Writes of every module, their events
+// through every handler and a webhook delivery happen first, so the
+// shutdown finds handlers and subscribers busy or polling.
+func TestCleanRunAndShutdownLogNoError(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp)
+	key := env.NewKey("acme")
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer receiver.Close()
+	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/webhook-subscriptions", Key: key, Body: map[string]any{
+		"name": "all", "url": receiver.URL, "events": []string{"shipping_channel.created", "shipment.created", "shipment.updated", "tracking_parcel.created"}}}); res.Status != http.StatusCreated {
+		t.Fatalf("subscribing: %d %s", res.Status, res.Body)
+	}
+	ch := env.ActiveSandboxChannel(key, "Main", nil)
+	var made []string
+	for range 10 {
+		res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Key: key, Body: shipment(ch)})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("creating a shipment: %d %s", res.Status, res.Body)
+		}
+		id, _ := res.Data(t)["id"].(string)
+		made = append(made, id)
+	}
+	apptest.Eventually(t, 30*time.Second, "every shipment booked and listed", func() bool {
+		list := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments?status=created", Key: key}).JSON(t)
+		return list["meta"].(map[string]any)["total"] == float64(len(made))
+	})
+	if err := env.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	var errors []string
+	for line := range strings.Lines(env.Logs.String()) {
+		var entry struct{ Level string }
+		if json.Unmarshal([]byte(line), &entry) != nil || entry.Level == "ERROR" {
+			errors = append(errors, line)
+		}
+	}
+	if len(errors) > 0 {
+		t.Errorf("%d lines logged at ERROR (or not JSON), want none:\n%s", len(errors), strings.Join(errors, ""))
+	}
+	if !strings.Contains(env.Logs.String(), "shipd stopped") {
+		t.Error("the log does not show the shutdown")
 	}
 }

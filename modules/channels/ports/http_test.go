@@ -12,6 +12,7 @@ import (
 	"shipd"
 	"shipd/platform/apptest"
 	"shipd/platform/auth"
+	"shipd/platform/clock"
 )
 
 const channelsPath = "/v1/shipping-channels"
@@ -174,11 +175,13 @@ func TestCreateChannelRejectsBadInput(t *testing.T) {
 }
 
 func TestListChannels(t *testing.T) {
-	env := apptest.Start(t, shipd.InitializeApp)
+	clk := clock.NewManual(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk))
 	key := env.NewKey("acme")
 	other := env.NewKey("globex")
 	var ids []string
 	for _, name := range []string{"A", "B", "C"} {
+		clk.Advance(time.Second) // one second apart: ids of one second are in no order (ADR 0011)
 		ids = append(ids, createChannel(t, env, key, name)["id"].(string))
 	}
 	createChannel(t, env, other, "Theirs")
@@ -222,6 +225,22 @@ func TestListChannels(t *testing.T) {
 		if errs := fieldErrors(t, res, 422); len(errs) != 1 {
 			t.Errorf("%s: errors %v", q, errs)
 		}
+	}
+
+	// Channels of one second follow the newer ones, by id, highest first.
+	clk.Advance(time.Second)
+	same := []string{createChannel(t, env, key, "D")["id"].(string), createChannel(t, env, key, "E")["id"].(string)}
+	slices.Sort(same)
+	apptest.Eventually(t, 5*time.Second, "list shows the five channels", func() bool {
+		list = env.Do(apptest.Request{Method: http.MethodGet, Path: channelsPath, Key: key}).JSON(t)
+		return list["meta"].(map[string]any)["total"] == float64(5)
+	})
+	var order []string
+	for _, c := range list["data"].([]any) {
+		order = append(order, c.(map[string]any)["id"].(string))
+	}
+	if want := []string{same[1], same[0], ids[2], ids[1], ids[0]}; !slices.Equal(order, want) {
+		t.Errorf("list order %v, want %v", order, want)
 	}
 }
 

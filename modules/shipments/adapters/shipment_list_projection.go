@@ -38,7 +38,8 @@ func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
 func (p *ShipmentListProjection) Definition() projection.Projection {
 	return projection.Projection{
 		Name: "shipments.shipment_list",
-		// The order write locks them in: the row, the account's seq, the counters.
+		// The order write locks them in: the account's seq (for a shipment
+		// not listed yet), the row, the counters.
 		Tables: []string{"shipments.shipment_list", "shipments.shipment_list_seq", "shipments.shipment_counts"},
 		Appliers: func(tables projection.Tables) []messaging.Applier {
 			w := newShipmentListWriter(tables)
@@ -63,12 +64,15 @@ func (p *ShipmentListProjection) Definition() projection.Projection {
 // shipmentListWriter writes events into one set of the read model's tables:
 // the live ones, or a rebuild's shadows.
 type shipmentListWriter struct {
-	lockRow, update, insert, count string
+	lockRow, lockSeq, update, insert, count string
 }
 
 func newShipmentListWriter(t projection.Tables) shipmentListWriter {
 	return shipmentListWriter{
 		lockRow: t.SQL(`SELECT version, deleted, status, channel_id FROM shipments.shipment_list WHERE id = $1 FOR UPDATE`),
+		// Made at 0 for a new account, so the insert's increment gives 1.
+		lockSeq: t.SQL(`INSERT INTO shipments.shipment_list_seq AS s (account_id, last_seq) VALUES ($1, 0)
+			ON CONFLICT (account_id) DO UPDATE SET last_seq = s.last_seq`),
 		update: t.SQL(`UPDATE shipments.shipment_list SET version = $2, deleted = $3, status = $4,
 			reference_number = $5, provider_shipment_id = $6, record = $7 WHERE id = $1`),
 		insert: t.SQL(`
@@ -94,10 +98,8 @@ type listKey struct {
 // redelivery changes nothing.
 func (w shipmentListWriter) write(ctx context.Context, tx *sqlx.Tx, e contract.ShipmentEvent, deleted bool) error {
 	sh := e.Shipment
-	var old listKey
-	err := tx.GetContext(ctx, &old, w.lockRow, sh.ID)
-	existed := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	old, existed, err := w.lock(ctx, tx, e.AccountID, sh.ID)
+	if err != nil {
 		return err
 	}
 	if existed && old.Version >= e.Version {
@@ -126,6 +128,29 @@ func (w shipmentListWriter) write(ctx context.Context, tx *sqlx.Tx, e contract.S
 		return w.counted(ctx, tx, e.AccountID, sh.Status, sh.ShippingChannelID, 1)
 	}
 	return nil
+}
+
+// lock locks the shipment's row and reads it. A shipment not listed yet
+// has no row to lock, and its first events (requested, created, updated)
+// arrive on several topics at once: two handlers would both find no row and
+// both insert, and the second would fail on the primary key. So the account's
+// seq row is locked first and the row looked for again: a row another
+// handler inserted meanwhile is then committed and seen, and is updated under
+// the version guard instead. The seq row is the lock, not an upsert of the
+// list row, because an insert that loses to a conflict would still have
+// taken a seq and left a gap in the dense sequence (ADR 0015).
+func (w shipmentListWriter) lock(ctx context.Context, tx *sqlx.Tx, account, id string) (old listKey, existed bool, err error) {
+	err = tx.GetContext(ctx, &old, w.lockRow, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, err := tx.ExecContext(ctx, w.lockSeq, account); err != nil {
+			return old, false, fmt.Errorf("locking the account's shipment sequence: %w", err)
+		}
+		err = tx.GetContext(ctx, &old, w.lockRow, id)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return old, false, nil
+	}
+	return old, err == nil, err
 }
 
 func (w shipmentListWriter) counted(ctx context.Context, tx *sqlx.Tx, account, status, channel string, delta int) error {

@@ -74,21 +74,29 @@ func (p *Parcel) record(events []carrier.TrackingEvent, now time.Time) {
 	for _, u := range p.updates {
 		seen[u.Fingerprint] = true
 	}
-	// Oldest first, so that ids (monotonic) follow the carrier's order.
+	// Oldest first; ties keep the carrier's order.
 	sorted := slices.Clone(events)
 	slices.SortStableFunc(sorted, func(a, b carrier.TrackingEvent) int { return a.At.Compare(b.At) })
+	var fresh []carrier.TrackingEvent
+	var fps []string
 	for _, e := range sorted {
 		fp := fingerprint(e)
-		if seen[fp] {
-			continue
+		if !seen[fp] {
+			seen[fp] = true
+			fresh, fps = append(fresh, e), append(fps, fp)
 		}
-		seen[fp] = true
+	}
+	// Updates are reloaded by (occurred_at, id): ascending ids keep the
+	// carrier's order of one check's updates with the same time, and the
+	// ids of a check in a later second sort after these by their time part.
+	updateIDs := ids.NewSortedAt(ids.StatusUpdate, now, len(fresh))
+	for i, e := range fresh {
 		status := e.Status
 		if !status.Valid() {
 			status = "" // an adapter's typo must not become a status
 		}
-		u := StatusUpdate{ID: ids.NewAt(ids.StatusUpdate, now), Status: status, CarrierCode: e.Code,
-			Description: e.Description, Location: e.Location, At: e.At.UTC(), Fingerprint: fp}
+		u := StatusUpdate{ID: updateIDs[i], Status: status, CarrierCode: e.Code,
+			Description: e.Description, Location: e.Location, At: e.At.UTC(), Fingerprint: fps[i]}
 		p.updates = append(p.updates, u)
 		p.added = append(p.added, u)
 		if e.CODCollected && p.s.CODCollectedAt == nil {

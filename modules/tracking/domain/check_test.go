@@ -1,6 +1,9 @@
 package domain_test
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +165,36 @@ func TestStopTrackingOnce(t *testing.T) {
 	p.StopTracking("channel deleted", t0.Add(time.Hour))
 	if p.Tracked() || p.Version() != v || p.State().LastCheckError != "channel deleted" {
 		t.Fatalf("stopping again changed the parcel: %+v", p.State())
+	}
+}
+
+// Updates with the same carrier time keep the carrier's order when the
+// repository reloads them by (occurred_at, id): their ids ascend in that
+// order though each is random, so the status a later check derives from a
+// reloaded parcel is the one this check derived.
+func TestUpdatesOfOneTimeKeepTheCarriersOrderThroughAReload(t *testing.T) {
+	for range 50 { // random ids: an order that held by chance would fail one of these
+		p := newParcel()
+		p.Checked(recognized(ev("HUB", carrier.StatusInTransit, 2), ev("OUT", carrier.StatusOutForDelivery, 2),
+			ev("FAIL", carrier.StatusDeliveryFailed, 2)), t0.Add(3*time.Hour), time.Hour)
+		if p.Status() != carrier.StatusDeliveryFailed {
+			t.Fatalf("status %s, want the carrier's last of one time", p.Status())
+		}
+		stored := p.TakeAdded()
+		slices.SortFunc(stored, func(a, b domain.StatusUpdate) int {
+			return cmp.Or(a.At.Compare(b.At), strings.Compare(a.ID, b.ID))
+		})
+		var codes []string
+		for _, u := range stored {
+			codes = append(codes, u.CarrierCode)
+		}
+		if strings.Join(codes, ",") != "HUB,OUT,FAIL" {
+			t.Fatalf("reloaded by (time, id): %v, want the carrier's order", codes)
+		}
+		reloaded := domain.Restore(p.State(), stored)
+		reloaded.Checked(recognized(), t0.Add(4*time.Hour), time.Hour)
+		if reloaded.Status() != carrier.StatusDeliveryFailed {
+			t.Fatalf("after a reload: %s", reloaded.Status())
+		}
 	}
 }

@@ -35,7 +35,7 @@ func NewCreateTrackingParcelHandler(repo domain.Repository, ch channels.Channels
 // at once; the checker worker asks the carrier afterwards.
 func (h CreateTrackingParcelHandler) Handle(ctx context.Context, cmd CreateTrackingParcel) (contract.Detail, error) {
 	ch, err := h.channels.ChannelForUse(ctx, cmd.AccountID, cmd.Parcel.ChannelID)
-	if fault.Is(err, fault.KindNotFound) || fault.Is(err, fault.KindForbidden) {
+	if fault.Is(err, fault.KindNotFound) {
 		return contract.Detail{}, fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
 	}
 	if err != nil {
