@@ -177,13 +177,24 @@ func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The document says boolean; "download=yes" answered as JSON would
+	// leave a client wondering why it got no file.
+	download := false
+	if v := r.URL.Query().Get("download"); v != "" {
+		var err error
+		if download, err = strconv.ParseBool(v); err != nil {
+			httpapi.WriteErrorBody(w, r, http.StatusBadRequest, "invalid_request", "The download parameter must be true or false.",
+				map[string][]string{"download": {"must be true or false (or 1 or 0)"}})
+			return
+		}
+	}
 	res, err := h.app.Queries.GetLabel.Handle(r.Context(), query.GetShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	l := res.Label
-	if download, _ := strconv.ParseBool(r.URL.Query().Get("download")); download {
+	if download {
 		w.Header().Set("Content-Type", l.MIMEType)
 		w.Header().Set("Content-Disposition", `attachment; filename="`+id+"."+l.Format+`"`)
 		w.Header().Set("Content-Length", strconv.Itoa(len(l.Data)))

@@ -102,6 +102,11 @@ func download(t *testing.T, env *apptest.Env, key, id string) *apptest.Response 
 	if res.Status != 200 {
 		t.Fatalf("label download: %d %s", res.Status, res.Body)
 	}
+	// A download flag that is not a boolean is refused, not read as false.
+	bad := env.Do(apptest.Request{Method: http.MethodGet, Path: shipmentsPath + "/" + id + "/label?download=yes", Key: key})
+	if errs := bad.FieldErrors(t, http.StatusBadRequest); errs["download"] == nil {
+		t.Errorf("download=yes: %s", bad.Body)
+	}
 	return res
 }
 
