@@ -94,7 +94,8 @@ faults:
 
 ## bench: every benchmark in one go (list latency and writes against their SQL
 ## baselines, tracking checks/s, webhook deliveries/s against a bare client,
-## read-model lag, the shipd process's RSS idle and under load); writes the
-## report architecture/benchmarks.md. About 10 minutes on 2 cores.
+## read-model lag, the shipd process's RSS idle and under load) on a durable
+## PostgreSQL of its own; writes the report architecture/benchmarks.md. About
+## 15 minutes on 2 cores, more when other work loads the machine.
 bench:
 	$(GO) run ./cmd/shipd-bench -out architecture/benchmarks.md

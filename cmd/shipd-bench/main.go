@@ -1,7 +1,8 @@
 // Command shipd-bench measures the service on this machine and writes a
-// markdown report: `make bench`. It starts a throwaway PostgreSQL (or uses
-// DATABASE_URL), runs one shipd instance in-process on loopback and drives
-// it over real HTTP.
+// markdown report: `make bench`. It starts a PostgreSQL cluster of its own
+// with PostgreSQL's default, durable settings (or uses DATABASE_URL), runs
+// one shipd instance in-process on loopback and drives it over real HTTP.
+// The report states the machine and the server's settings as read from it.
 package main
 
 import (
@@ -10,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -28,6 +28,8 @@ func main() {
 	deliveries := flag.Int("webhook-deliveries", 50_000, "webhook deliveries sent by shipd and by the bare-client baseline")
 	flag.IntVar(&deliveryConcurrency, "webhook-concurrency", deliveryConcurrency, "WEBHOOK_CONCURRENCY of the delivering instance")
 	flag.IntVar(&checkConcurrency, "tracking-concurrency", checkConcurrency, "TRACKING_CONCURRENCY of the checking instance")
+	flag.BoolVar(&nonDurable, "non-durable", true, "also measure the writes with fsync, synchronous_commit and full_page_writes off (only on the bench's own cluster)")
+	flag.IntVar(&lagRate, "lag-rate", lagRate, "writes/s offered while the shipd process's read-model lag is sampled")
 	flag.StringVar(&only, "only", "", "comma-separated parts to run (list, writes, tracking, webhooks, process); empty runs all")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
@@ -52,10 +54,17 @@ func main() {
 // only limits the run to some parts (-only).
 var only string
 
+// nonDurable adds the writes measured on a server that does not flush its
+// commits, labelled as such (-non-durable).
+var nonDurable bool
+
 func run(ctx context.Context, out string, rows, samples int, duration time.Duration, parcels, deliveries int) error {
 	dsn := os.Getenv("DATABASE_URL")
-	if dsn == "" {
-		cluster, err := localcluster.StartThrowaway(ctx, logf)
+	owned := dsn == ""
+	if owned {
+		// PostgreSQL's own settings, as a user runs it: every commit is
+		// flushed to disk before it is answered.
+		cluster, err := localcluster.StartThrowawayWith(ctx, logf, localcluster.ThrowawayOptions{Durable: true, MaxConnections: 100})
 		if err != nil {
 			return err
 		}
@@ -67,32 +76,53 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		return err
 	}
 	defer env.stop()
+	settings, err := serverSettings(ctx, env.db)
+	if err != nil {
+		return err
+	}
+	loadBefore := loadAverage()
 
-	var report strings.Builder
-	fmt.Fprintf(&report, "# Benchmarks\n\nWritten by `make bench` on %s: %d cores, %s, Go %s. shipd and PostgreSQL run on the same machine;\n",
-		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), memTotal(), runtime.Version())
-	fmt.Fprintf(&report, "requests go over real HTTP on loopback, one at a time for latencies.\n\n")
-
+	var body strings.Builder
 	parts := []struct {
 		name string
 		run  func() error
 	}{
 		// The process first, on a database without the others' backlog
 		// (the writes bench leaves its shipments awaiting booking).
-		{"process", func() error { return benchProcess(ctx, dsn, duration, &report) }},
-		{"list", func() error { return benchShipmentList(ctx, env, rows, samples, &report) }},
-		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, &report) }},
-		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, &report) }},
-		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, &report) }},
+		{"process", func() error { return benchProcess(ctx, dsn, duration, &body) }},
+		{"list", func() error { return benchShipmentList(ctx, env, rows, samples, &body) }},
+		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, owned && nonDurable, &body) }},
+		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, &body) }},
+		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, &body) }},
 	}
 	for _, p := range parts {
 		if only != "" && !slices.Contains(strings.Split(only, ","), p.name) {
 			continue
 		}
+		// Each part starts once the events of the ones before it are
+		// handled: a backlog left over would be measured as this part's.
+		settled, err := awaitNoEventLagWithin(ctx, env, 30*time.Minute)
+		if err != nil {
+			return fmt.Errorf("before %s: %w", p.name, err)
+		}
+		logf("%s: starting (waited %s for the events before it to be handled)", p.name, settled.Round(time.Millisecond))
 		if err := p.run(); err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
+
+	var report strings.Builder
+	fmt.Fprintf(&report, "# Benchmarks\n\nWritten by `make bench` on %s: %s.\n", time.Now().UTC().Format("2006-01-02"), machine())
+	fmt.Fprintf(&report, "shipd and PostgreSQL run on the same machine, which other work shares (load average %s at the start, %s at the end);\n", loadBefore, loadAverage())
+	fmt.Fprintf(&report, "requests go over real HTTP on loopback, one at a time for latencies.\n\n")
+	if owned {
+		fmt.Fprintf(&report, "PostgreSQL: a cluster of its own started by the bench with PostgreSQL's default settings (durable: each\n"+
+			"commit is flushed to disk before it is answered), its files on %s. ", storage(os.TempDir()))
+	} else {
+		fmt.Fprintf(&report, "PostgreSQL: the server at `DATABASE_URL`. ")
+	}
+	fmt.Fprintf(&report, "As read from the server: %s.\n\n", settings)
+	report.WriteString(body.String())
 	if err := os.WriteFile(out, []byte(report.String()), 0o644); err != nil {
 		return err
 	}
@@ -102,13 +132,3 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 }
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "shipd-bench: "+format+"\n", args...) }
-
-func memTotal() string {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return "unknown memory"
-	}
-	var kb int64
-	fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
-	return fmt.Sprintf("%.0f GiB", float64(kb)/1024/1024)
-}

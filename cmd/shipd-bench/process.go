@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,7 +77,10 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 	}
 	logf("shipd idle: %.1f MiB RSS", idle)
 
-	var peak atomic.Int64 // KiB
+	// RSS is sampled from the load's start until its bookings are done and
+	// every event handler has caught up: the drain is part of the load.
+	var peak, drainPeak atomic.Int64 // KiB
+	var draining atomic.Bool
 	stopSampling := make(chan struct{})
 	var sampler sync.WaitGroup
 	sampler.Go(func() {
@@ -89,12 +91,21 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 			case <-stopSampling:
 				return
 			case <-t.C:
-				if kib, err := rssKiB(pid); err == nil && kib > peak.Load() {
+				kib, err := rssKiB(pid)
+				if err != nil {
+					continue
+				}
+				if kib > peak.Load() {
 					peak.Store(kib)
+				}
+				if draining.Load() && kib > drainPeak.Load() {
+					drainPeak.Store(kib)
 				}
 			}
 		}
 	})
+	stopSampler := sync.OnceFunc(func() { close(stopSampling); sampler.Wait() })
+	defer stopSampler()
 	var seq atomic.Int64
 	seq.Store(1 << 40) // references of their own, apart from the in-process run's
 	writes, err := throughput(d, func() error {
@@ -104,22 +115,22 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 		}
 		return err
 	})
-	close(stopSampling)
-	sampler.Wait()
 	if err != nil {
 		return err
 	}
-	loaded := float64(peak.Load()) / 1024
-	logf("shipd under load: %.0f writes/s, peak %.1f MiB RSS", writes, loaded)
+	draining.Store(true)
 	drained, err := awaitBooked(ctx, s)
 	if err != nil {
 		return err
 	}
 	logf("bookings of the load done %s after it", drained.Round(time.Millisecond))
 	quiet, err := awaitNoEventLag(ctx, s)
+	stopSampler()
 	if err != nil {
 		return err
 	}
+	loaded, drainMiB := float64(peak.Load())/1024, float64(drainPeak.Load())/1024
+	logf("shipd under load: %.0f writes/s, peak %.1f MiB RSS (%.1f MiB while draining)", writes, loaded, drainMiB)
 	logf("every event handler caught up %s after the bookings", quiet.Round(time.Millisecond))
 	end, err := rssMiB(pid)
 	if err != nil {
@@ -128,75 +139,77 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 
 	// The lag of a steady load the instance keeps up with: an overload only
 	// shows the backlog growing.
-	stopPaced := make(chan struct{})
-	var paced sync.WaitGroup
-	paced.Go(func() {
-		t := time.NewTicker(time.Second / pacedWrites)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopPaced:
-				return
-			case <-t.C:
-				_, _, _ = s.do(http.MethodPost, "/v1/shipments", shipmentJSON(s.channel, seq.Add(1)))
-			}
-		}
-	})
-	lags, err := sampleShipmentListLag(s, d, &seq)
-	close(stopPaced)
-	paced.Wait()
-	if err != nil {
-		return err
+	lag := pacedShipmentWrites(s, d, &seq)
+	logf("read-model lag at %d writes/s offered: %s; p50 %s", lagRate, lag.describe(), pct(lag.lags, 50))
+	if lag.failed > 0 && lag.answered == 0 {
+		return fmt.Errorf("paced writes: all failed: %w", lag.firstErr)
 	}
-	slices.Sort(lags)
-	logf("read-model lag at %d writes/s: p50 %s", pacedWrites+10, pct(lags, 50))
 
 	fmt.Fprintf(report, "## The `shipd serve` process: memory and read-model lag\n\n")
 	fmt.Fprintf(report, "The real binary, started by the bench as its own process with the default configuration (booking, tracking and\n"+
 		"webhook workers on, `BOOKING_CONCURRENCY=8`), on the same database. Idle: 10 s after start. Under load: %d writers\n"+
 		"`POST /v1/shipments` as fast as they are answered for %s, each shipment then booked with the sandbox carrier\n"+
-		"(label rendered). Read-model lag: once those bookings are done and every event handler has caught up (the\n"+
-		"sum of `shipd_event_handler_lag_messages` is 0), a steady %d writes/s for %s, one of them every\n"+
-		"100 ms timed from its 201 until `GET /v1/shipments?search=<its reference>` shows it.\n\n", writers, d, pacedWrites+10, d)
+		"(label rendered); RSS is sampled every 100 ms from the load's start until those bookings are done and every\n"+
+		"event handler has caught up (the sum of `shipd_event_handler_lag_messages` is 0). Read-model lag: then %d writes/s\n"+
+		"offered on a fixed clock for %s (each in its own request, whatever the earlier ones take), every %s of them\n"+
+		"timed from its 201 until `GET /v1/shipments?search=<its reference>` shows it (%s).\n\n",
+		writers, d, lagRate, d, ordinal(lag.probeEvery), pollNote)
 	fmt.Fprintf(report, "| figure | value |\n|---|---|\n")
 	fmt.Fprintf(report, "| RSS idle | %.1f MiB |\n", idle)
-	fmt.Fprintf(report, "| RSS under load: peak (sampled every 100 ms) / after its bookings | %.1f MiB / %.1f MiB |\n", loaded, end)
+	fmt.Fprintf(report, "| RSS peak: load and drain / drain alone / after the drain | %.1f MiB / %.1f MiB / %.1f MiB |\n", loaded, drainMiB, end)
 	fmt.Fprintf(report, "| `POST /v1/shipments` while the same instance books them | %.0f requests/s (bookings done %s after the load, every event handler caught up %s later, per `/metrics`) |\n",
 		writes, drained.Round(time.Millisecond), quiet.Round(time.Millisecond))
-	fmt.Fprintf(report, "| read-model lag at %d writes/s: 201 to the list showing it (%d samples) | p50 %s, p99 %s, max %s |\n\n",
-		pacedWrites+10, len(lags), ms(pct(lags, 50)), ms(pct(lags, 99)), ms(pct(lags, 100)))
+	fmt.Fprintf(report, "| paced writes | %s |\n", lag.describe())
+	fmt.Fprintf(report, "| read-model lag: 201 to the list showing it (%d samples) | p50 %s, p99 %s, max %s |\n\n",
+		len(lag.lags), ms(pct(lag.lags, 50)), ms(pct(lag.lags, 99)), ms(pct(lag.lags, 100)))
 	return nil
 }
 
-// sampleShipmentListLag writes a shipment every 100 ms for d and measures how long
-// after its 201 the list read model shows it.
-func sampleShipmentListLag(s *service, d time.Duration, seq *atomic.Int64) ([]time.Duration, error) {
-	var lags []time.Duration
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		n := seq.Add(1)
-		status, body, err := s.do(http.MethodPost, "/v1/shipments", shipmentJSON(s.channel, n))
-		if err != nil || status != http.StatusCreated {
-			return nil, fmt.Errorf("POST /v1/shipments: %d %s %v", status, body, err)
-		}
-		acked := time.Now()
-		for {
-			m, err := s.call(http.MethodGet, "/v1/shipments?search=BENCH-"+strconv.FormatInt(n, 10), "")
-			if err != nil {
-				return nil, err
+// lagRate is the writes/s offered while the process's read-model lag is
+// sampled (-lag-rate); at most 5 of them each second are timed.
+var lagRate = 30
+
+// pacedShipmentWrites offers lagRate POST /v1/shipments per second for d and
+// times how long after its 201 every probe shows in the list.
+func pacedShipmentWrites(s *service, d time.Duration, seq *atomic.Int64) pacedLag {
+	p := paced{every: time.Second / time.Duration(lagRate), probeEvery: max(1, lagRate/5), timeout: 5 * time.Minute,
+		request: func(_ int, probe bool) (time.Time, func() (bool, error), error) {
+			n := seq.Add(1)
+			status, body, err := s.do(http.MethodPost, "/v1/shipments", shipmentJSON(s.channel, n))
+			if err == nil && status != http.StatusCreated {
+				err = fmt.Errorf("POST /v1/shipments: %d %s", status, body)
 			}
-			if m["meta"].(map[string]any)["total"].(float64) >= 1 {
-				break
+			if err != nil || !probe {
+				return time.Time{}, nil, err
 			}
-			if time.Since(acked) > 30*time.Second {
-				return nil, fmt.Errorf("shipment BENCH-%d not listed after 30 s", n)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		lags = append(lags, time.Since(acked))
-		time.Sleep(100 * time.Millisecond)
+			return time.Now(), func() (bool, error) {
+				m, err := s.call(http.MethodGet, "/v1/shipments?search=BENCH-"+strconv.FormatInt(n, 10), "")
+				if err != nil {
+					return false, err
+				}
+				return m["meta"].(map[string]any)["total"].(float64) >= 1, nil
+			}, nil
+		}}
+	return pacedLag{pacedResult: p.run(d), probeEvery: p.probeEvery}
+}
+
+// pacedLag is a paced run and how many requests there were per probe.
+type pacedLag struct {
+	pacedResult
+	probeEvery int
+}
+
+// ordinal names every n-th: "one", "second", "third", "4th".
+func ordinal(n int) string {
+	switch n {
+	case 1:
+		return "one"
+	case 2:
+		return "second"
+	case 3:
+		return "third"
 	}
-	return lags, nil
+	return strconv.Itoa(n) + "th"
 }
 
 func awaitHealthy(ctx context.Context, url string) error {
@@ -214,9 +227,6 @@ func awaitHealthy(ctx context.Context, url string) error {
 	}
 	return fmt.Errorf("%s did not answer within 60 s", url)
 }
-
-// pacedWrites is the steady load besides the lag sampler's own 10 writes/s.
-const pacedWrites = 20
 
 // awaitBooked waits until no shipment of the load awaits its booking and
 // returns how long that took.
@@ -240,8 +250,12 @@ func awaitBooked(ctx context.Context, s *service) (time.Duration, error) {
 // awaitNoEventLag waits until /metrics shows no event waiting for any
 // handler and returns how long that took.
 func awaitNoEventLag(ctx context.Context, s *service) (time.Duration, error) {
+	return awaitNoEventLagWithin(ctx, s, 5*time.Minute)
+}
+
+func awaitNoEventLagWithin(ctx context.Context, s *service, limit time.Duration) (time.Duration, error) {
 	start := time.Now()
-	for time.Since(start) < 5*time.Minute {
+	for time.Since(start) < limit {
 		status, body, err := s.do(http.MethodGet, "/metrics", "")
 		if err != nil || status != http.StatusOK {
 			return 0, fmt.Errorf("GET /metrics: %d %v", status, err)
@@ -263,7 +277,7 @@ func awaitNoEventLag(ctx context.Context, s *service) (time.Duration, error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return 0, fmt.Errorf("event handlers still behind after 5 min")
+	return 0, fmt.Errorf("event handlers still behind after %s", limit)
 }
 
 // rssKiB reads a process's resident set size from /proc.

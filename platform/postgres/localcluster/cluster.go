@@ -46,9 +46,9 @@ func newCluster(ctx context.Context, cfg Config) (*cluster, error) {
 	return &cluster{cfg: cfg, bins: bins, su: su}, nil
 }
 
-// ensure is Ensure with a switch for test-speed settings, which must never
-// reach a persistent cluster: they trade crash safety for speed.
-func ensure(ctx context.Context, cfg Config, throwaway bool) (string, error) {
+// ensure is Ensure with a switch for test-speed settings (unsafe), which
+// must never reach a persistent cluster: they trade crash safety for speed.
+func ensure(ctx context.Context, cfg Config, unsafe bool) (string, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return "", err
@@ -88,10 +88,10 @@ func ensure(ctx context.Context, cfg Config, throwaway bool) (string, error) {
 		if running {
 			cfg.Logf("reusing PostgreSQL already running in %s", cfg.dataDir())
 		} else {
-			if err := c.initdb(ctx, throwaway); err != nil {
+			if err := c.initdb(ctx, unsafe); err != nil {
 				return "", err
 			}
-			if err := c.start(ctx, throwaway); err != nil {
+			if err := c.start(ctx, unsafe); err != nil {
 				return "", err
 			}
 		}
@@ -155,7 +155,7 @@ func (c *cluster) running(ctx context.Context) (bool, error) {
 
 // initdb builds into a side directory and renames it into place, so a
 // killed initdb leaves nothing that looks like a cluster.
-func (c *cluster) initdb(ctx context.Context, throwaway bool) error {
+func (c *cluster) initdb(ctx context.Context, unsafe bool) error {
 	data := c.cfg.dataDir()
 	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err == nil {
 		return nil
@@ -169,7 +169,7 @@ func (c *cluster) initdb(ctx context.Context, throwaway bool) error {
 	}
 	c.cfg.Logf("initialising PostgreSQL cluster in %s", data)
 	args := []string{"-D", tmp, "-U", superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions"}
-	if throwaway {
+	if unsafe {
 		args = append(args, "--no-sync")
 	}
 	out, err := c.su.command(ctx, c.cfg.Dir, c.bins.initdb, args...).CombinedOutput()
@@ -185,7 +185,7 @@ func (c *cluster) initdb(ctx context.Context, throwaway bool) error {
 
 // start passes all settings on the command line so they follow Dir and
 // Port from the Config, and postgresql.conf stays initdb's.
-func (c *cluster) start(ctx context.Context, throwaway bool) error {
+func (c *cluster) start(ctx context.Context, unsafe bool) error {
 	cfg := c.cfg
 	if err := os.MkdirAll(cfg.runDir(), 0o700); err != nil {
 		return fmt.Errorf("localcluster: %w", err)
@@ -205,7 +205,7 @@ func (c *cluster) start(ctx context.Context, throwaway bool) error {
 		"port=" + strconv.Itoa(cfg.Port),
 		"max_connections=" + strconv.Itoa(cmp.Or(cfg.MaxConnections, 200)),
 	}
-	if throwaway {
+	if unsafe {
 		settings = append(settings, "fsync=off", "synchronous_commit=off", "full_page_writes=off")
 	}
 	// pg_ctl hands -o to /bin/sh, hence the shell quoting above.

@@ -81,6 +81,25 @@ func TestThrowaway(t *testing.T) {
 	}
 }
 
+// A durable throwaway runs with PostgreSQL's crash-safety settings, which
+// the default one turns off: benchmarks measure the server users run.
+func TestThrowawayDurable(t *testing.T) {
+	ctx := testCtx(t)
+	tw, err := StartThrowawayWith(ctx, t.Logf, ThrowawayOptions{Durable: true, MaxConnections: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tw.Close() })
+	db := open(t, tw.DSN())
+	want := map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on", "max_connections": "100"}
+	for name, value := range want {
+		var got string
+		if err := db.QueryRowContext(ctx, "SELECT current_setting($1)", name).Scan(&got); err != nil || got != value {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, value)
+		}
+	}
+}
+
 func TestEnsureReuseStopRestart(t *testing.T) {
 	ctx := testCtx(t)
 	var mu sync.Mutex

@@ -21,12 +21,27 @@ type Throwaway struct {
 // StartThrowaway starts a fresh cluster in a new temp dir. It trades crash
 // safety for speed (fsync off), which is fine for data nobody keeps.
 func StartThrowaway(ctx context.Context, logf func(string, ...any)) (*Throwaway, error) {
+	return StartThrowawayWith(ctx, logf, ThrowawayOptions{})
+}
+
+// ThrowawayOptions changes how StartThrowawayWith starts its cluster.
+type ThrowawayOptions struct {
+	// Durable keeps PostgreSQL's crash-safety settings (fsync,
+	// synchronous_commit and full_page_writes on, initdb syncing its files):
+	// a benchmark must measure the server as users run it, not a faster one.
+	Durable bool
+	// MaxConnections is as in Config (default 200); 100 is PostgreSQL's own.
+	MaxConnections int
+}
+
+// StartThrowawayWith is StartThrowaway with options.
+func StartThrowawayWith(ctx context.Context, logf func(string, ...any), opts ThrowawayOptions) (*Throwaway, error) {
 	dir, err := os.MkdirTemp("", "shipd-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("localcluster: %w", err)
 	}
-	t := &Throwaway{cfg: Config{Dir: dir, Logf: logf}}
-	t.dsn, err = ensure(ctx, t.cfg, true)
+	t := &Throwaway{cfg: Config{Dir: dir, Logf: logf, MaxConnections: opts.MaxConnections}}
+	t.dsn, err = ensure(ctx, t.cfg, !opts.Durable)
 	if err != nil {
 		return nil, errors.Join(err, t.Close())
 	}
