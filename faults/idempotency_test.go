@@ -226,17 +226,6 @@ func newKeyedPost(channelID string, writer, n int) *keyedPost {
 	return p
 }
 
-// answered reports whether the request got its final answer (not a 409, a
-// 5xx or silence) before the final retries.
-func (p *keyedPost) answered() bool {
-	for _, a := range p.answers {
-		if a.err == nil && a.status != http.StatusConflict && a.status < 500 {
-			return true
-		}
-	}
-	return false
-}
-
 func startKeyedWriters(n int, channelID string) *keyedWriters {
 	w := &keyedWriters{channelID: channelID, stop: make(chan struct{})}
 	for i := range n {

@@ -49,9 +49,6 @@ func scopeOf(ctx context.Context, db *sqlx.DB) *Scope {
 	return s
 }
 
-// Began reports whether anything ran inside the scope's transaction.
-func (s *Scope) Began() bool { return s.tx != nil }
-
 func (s *Scope) run(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
 	if s.finished {
 		return errors.New("postgres: transaction scope already finished")
