@@ -31,7 +31,9 @@ import (
 // platformSet provides the shared infrastructure every module uses.
 var platformSet = wire.NewSet(
 	server.Logger,
+	databaseURL,
 	database,
+	wakeup,
 	server.SecretBox,
 	postgres.NewPresence,
 	bus,
@@ -44,12 +46,34 @@ var platformSet = wire.NewSet(
 	metrics.NewWebhookAttempts,
 )
 
-func database(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
-	return server.OpenDatabase(ctx, cfg)
+// dsn is where the database is: DATABASE_URL, or the local cluster, started.
+type dsn string
+
+func databaseURL(ctx context.Context, cfg config.Config) (dsn, error) {
+	url, err := server.DatabaseURL(ctx, cfg)
+	return dsn(url), err
 }
 
-func bus(db *sqlx.DB, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
-	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg,
+func database(ctx context.Context, url dsn, cfg config.Config) (*sqlx.DB, func(), error) {
+	db, err := postgres.Open(ctx, string(url), cfg.DatabasePool())
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() { db.Close() }, nil
+}
+
+// wakeup listens for commits on the event streams on a connection of its
+// own, so idle subscribers sleep until there is something to read.
+func wakeup(url dsn, logger *slog.Logger) (*messaging.Wakeup, func(), error) {
+	w, err := messaging.NewWakeup(string(url), logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, func() { _ = w.Close() }, nil
+}
+
+func bus(db *sqlx.DB, wake *messaging.Wakeup, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
+	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg, Wakeup: wake,
 		MaxOpenTransactions: cfg.DatabasePool().SubscriberTransactions()}, logger)
 }
 

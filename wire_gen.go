@@ -38,14 +38,24 @@ import (
 
 // InitializeApp builds one instance of the service.
 func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*server.App, func(), error) {
-	db, cleanup, err := database(ctx, cfg)
+	shipdDsn, err := databaseURL(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, cleanup, err := database(ctx, shipdDsn, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	logger := server.Logger(cfg)
-	registry := metrics.NewRegistry()
-	messagingBus, err := bus(db, cfg, logger, registry)
+	messagingWakeup, cleanup2, err := wakeup(shipdDsn, logger)
 	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	registry := metrics.NewRegistry()
+	messagingBus, err := bus(db, messagingWakeup, cfg, logger, registry)
+	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -53,6 +63,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	limiter := ratelimit.New(db, clk)
 	box, err := server.SecretBox(cfg)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -76,17 +87,17 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	eventHandlers := ports2.NewEventHandlers(appApplication)
 	shipmentListProjection := adapters2.NewShipmentListProjection(db)
 	bookingQueue := adapters2.NewBookingQueue(db, clk)
-	bookingWorker := ports2.NewBookingWorker(appApplication, bookingQueue, cfg)
+	bookingWorker := ports2.NewBookingWorker(appApplication, bookingQueue, messagingWakeup, cfg)
 	shipmentsModule := shipments.NewModule(portsHTTPServer, eventHandlers, shipmentListProjection, bookingWorker)
 	postgresRepository2 := adapters3.NewPostgresRepository(db, messagingOutbox)
 	parcelListReader := adapters3.NewParcelListReader(db)
 	application2 := app3.New(postgresRepository2, parcelListReader, facade, carrierRegistry, clk, cfg)
 	httpServer2 := ports3.NewHTTPServer(application2, cfg)
-	portsEventHandlers := ports3.NewEventHandlers(application2)
+	commandHandlers := ports3.NewCommandHandlers(application2)
 	parcelListProjection := adapters3.NewParcelListProjection(db)
 	checkQueue := adapters3.NewCheckQueue(db, clk)
 	checkerWorker := ports3.NewCheckerWorker(application2, checkQueue, cfg)
-	trackingModule := tracking.NewModule(httpServer2, portsEventHandlers, parcelListProjection, checkerWorker)
+	trackingModule := tracking.NewModule(httpServer2, commandHandlers, parcelListProjection, checkerWorker)
 	postgresRepository3 := adapters4.NewPostgresRepository(db, box, clk)
 	subscriptionListReader := adapters4.NewSubscriptionListReader(db)
 	deliveryLogReader := adapters4.NewDeliveryLogReader(db)
@@ -95,19 +106,21 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	httpSender := adapters4.NewHTTPSender(cfg, webhookAttempts)
 	application3 := app4.New(postgresRepository3, subscriptionListReader, deliveryLogReader, deliveryStore, httpSender, clk)
 	httpServer3 := ports4.NewHTTPServer(application3, cfg)
-	eventHandlers2 := ports4.NewEventHandlers(application3)
-	deliveryWorker := ports4.NewDeliveryWorker(application3, deliveryStore, cfg)
+	portsEventHandlers := ports4.NewEventHandlers(application3)
+	deliveryWorker := ports4.NewDeliveryWorker(application3, deliveryStore, messagingWakeup, cfg)
 	retentionWorker := ports4.NewRetentionWorker(application3, cfg)
-	webhooksModule := webhooks.NewModule(httpServer3, eventHandlers2, deliveryWorker, retentionWorker)
+	webhooksModule := webhooks.NewModule(httpServer3, portsEventHandlers, deliveryWorker, retentionWorker)
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
 	v2 := workers(janitor, presence)
 	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	return serverApp, func() {
+		cleanup2()
 		cleanup()
 	}, nil
 }

@@ -26,14 +26,16 @@ type publishedEvent struct {
 }
 
 // published reads the account's events of the given types straight from
-// the outbox tables (watermill_<type>), the ground truth of what was
+// the module streams (watermill_<module>), the ground truth of what was
 // published, whichever instance published it and whatever happened after.
 func published(t *testing.T, db *sql.DB, accountID string, eventTypes []string) []publishedEvent {
 	t.Helper()
 	var out []publishedEvent
 	for _, et := range eventTypes {
 		resource, _, _ := strings.Cut(et, ".")
-		rows, err := db.Query(fmt.Sprintf(`SELECT uuid, payload::text FROM "watermill_%s" WHERE payload->>'account_id' = $1`, et), accountID)
+		stream := map[string]string{"shipment": "shipments", "shipping_channel": "channels", "tracking_parcel": "tracking"}[resource]
+		rows, err := db.Query(fmt.Sprintf(`SELECT uuid, payload::text FROM "watermill_%s"
+			WHERE metadata->>'name' = $2 AND payload->>'account_id' = $1`, stream), accountID, et)
 		if err != nil {
 			t.Fatalf("reading the outbox of %s: %v", et, err)
 		}

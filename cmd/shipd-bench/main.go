@@ -30,6 +30,7 @@ func main() {
 	flag.IntVar(&checkConcurrency, "tracking-concurrency", checkConcurrency, "TRACKING_CONCURRENCY of the checking instance")
 	flag.BoolVar(&nonDurable, "non-durable", true, "also measure the writes with fsync, synchronous_commit and full_page_writes off (only on the bench's own cluster)")
 	flag.IntVar(&lagRate, "lag-rate", lagRate, "writes/s offered while the shipd process's read-model lag is sampled")
+	flag.DurationVar(&lagDuration, "lag-duration", lagDuration, "how long those writes are offered")
 	flag.StringVar(&only, "only", "", "comma-separated parts to run (list, writes, tracking, webhooks, process); empty runs all")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()

@@ -40,7 +40,9 @@ func startService(ctx context.Context, dsn string, tweak func(*config.Config)) (
 	cfg := config.Config{
 		DatabaseURL: dsn, HTTPAddr: "127.0.0.1:0", SecretKey: benchSecretKey,
 		LogLevel: "error", DataDir: ".data", SandboxTimeScale: 1,
-		MessagePollInterval: 50 * time.Millisecond, WorkerPollInterval: 200 * time.Millisecond,
+		// The defaults a user runs: subscribers and workers wake on commits
+		// (LISTEN/NOTIFY), these are only their safety nets.
+		MessagePollInterval: time.Second, WorkerPollInterval: time.Second,
 		ShutdownTimeout: 10 * time.Second, LogWriter: io.Discard,
 		// This instance only serves the API: bookings (carrier calls and label
 		// rendering) would compete for the same two cores and are not what

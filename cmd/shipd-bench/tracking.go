@@ -119,7 +119,7 @@ func benchTrackingChecks(ctx context.Context, api *service, dsn string, n int, r
 	if err := api.db.GetContext(ctx, &updates, `SELECT count(*) FROM tracking.status_updates`); err != nil {
 		return err
 	}
-	if err := api.db.GetContext(ctx, &changes, `SELECT count(*) FROM "watermill_tracking_parcel.status_changed"`); err != nil {
+	if err := api.db.GetContext(ctx, &changes, `SELECT count(*) FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.status_changed'`); err != nil {
 		return err
 	}
 	rate := float64(n) / took.Seconds()

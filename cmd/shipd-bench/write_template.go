@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"shipd/platform/ids"
+	"shipd/platform/messaging"
 	"shipd/platform/postgres"
 )
 
@@ -171,9 +172,15 @@ func (t writeTemplate) replay(ctx context.Context, db *sqlx.DB, account string, 
 				return fmt.Errorf("copying a row of %s: %w", r.table, err)
 			}
 		}
-		return nil
+		// The outbox also tells the stream's listeners, as the API's
+		// transaction does (messaging.Outbox).
+		_, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, messaging.NotifyChannel, shipmentsStream)
+		return err
 	})
 }
+
+// shipmentsStream is the stream the API's write publishes on.
+const shipmentsStream = "shipments"
 
 // describe says which rows a copy writes and how big they are.
 func (t writeTemplate) describe() string {

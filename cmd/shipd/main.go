@@ -30,7 +30,7 @@ func rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCommand(), migrateCommand(), keysCommand(), usersCommand(), projectionsCommand(), localdbCommand())
+	root.AddCommand(serveCommand(), migrateCommand(), keysCommand(), usersCommand(), projectionsCommand(), eventsCommand(), localdbCommand())
 	return root
 }
 

@@ -56,7 +56,7 @@ func projectionsListCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", p.Name, n, strings.Join(p.Tables, ","), strings.Join(p.Topics(), ","))
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", p.Name, n, strings.Join(p.Tables, ","), strings.Join(p.Sources(), ","))
 			}
 			return tw.Flush()
 		},

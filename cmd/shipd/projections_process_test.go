@@ -151,9 +151,9 @@ func TestProjectionsRebuildDrawsABarOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	runShipd(t, dsn, "migrate", "up") // the topics' tables
+	runShipd(t, dsn, "migrate", "up") // the streams' tables
 	// Enough events for the bar to be drawn on its way, not only at the end.
-	if _, err := db.Exec(`INSERT INTO "watermill_shipping_channel.created" (uuid, payload, metadata, transaction_id)
+	if _, err := db.Exec(`INSERT INTO "watermill_channels" (uuid, payload, metadata, transaction_id)
 		SELECT 'evt_' || n, json_build_object('account_id', 'acc_1', 'version', 1, 'shipping_channel',
 			json_build_object('id', 'ch_' || n, 'name', 'C' || n, 'provider', 'sandbox', 'status', 'draft', 'created_at', '2026-01-01T00:00:00Z')),
 			'{"name": "shipping_channel.created"}', pg_current_xact_id()

@@ -50,8 +50,11 @@ func (m *Module) RegisterRoutes(r *mux.Router) { m.http.Register(r) }
 // RegisterHandlers subscribes the module's event handlers.
 func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.projection.Register(bus) }
 
-// Topics are the event types the module publishes.
-func (m *Module) Topics() []string { return contract.EventTypes }
+// Streams: the module's event stream.
+func (m *Module) Streams() []string { return []string{contract.Stream} }
+
+// LegacyTopics are its events' tables before the stream.
+func (m *Module) LegacyTopics() map[string]string { return contract.LegacyTopics() }
 
 // Projections are the module's read models, for `shipd projections`.
 func (m *Module) Projections() []projection.Projection {

@@ -62,8 +62,11 @@ func (m *Module) RegisterHandlers(bus *messaging.Bus) error {
 	return errors.Join(m.projection.Register(bus), m.events.Register(bus))
 }
 
-// Topics are the event types the module publishes.
-func (m *Module) Topics() []string { return contract.EventTypes }
+// Streams: the module's event stream.
+func (m *Module) Streams() []string { return []string{contract.Stream} }
+
+// LegacyTopics are its events' tables before the stream.
+func (m *Module) LegacyTopics() map[string]string { return contract.LegacyTopics() }
 
 // Workers are the module's background loops.
 func (m *Module) Workers() []server.Worker { return []server.Worker{m.booking} }

@@ -33,21 +33,21 @@ var ProviderSet = wire.NewSet(
 	app.New,
 	ports.NewHTTPServer,
 	ports.NewCheckerWorker,
-	ports.NewEventHandlers,
+	ports.NewCommandHandlers,
 	NewModule,
 )
 
 // Module is the tracking module as the server sees it.
 type Module struct {
 	http       ports.HTTPServer
-	events     ports.EventHandlers
+	commands   ports.CommandHandlers
 	projection *adapters.ParcelListProjection
 	checker    *ports.CheckerWorker
 }
 
 // NewModule assembles the module.
-func NewModule(http ports.HTTPServer, events ports.EventHandlers, projection *adapters.ParcelListProjection, checker *ports.CheckerWorker) *Module {
-	return &Module{http: http, events: events, projection: projection, checker: checker}
+func NewModule(http ports.HTTPServer, commands ports.CommandHandlers, projection *adapters.ParcelListProjection, checker *ports.CheckerWorker) *Module {
+	return &Module{http: http, commands: commands, projection: projection, checker: checker}
 }
 
 // Name names the module in logs.
@@ -56,14 +56,17 @@ func (m *Module) Name() string { return "tracking" }
 // RegisterRoutes adds the module's routes to the authenticated /v1 router.
 func (m *Module) RegisterRoutes(r *mux.Router) { m.http.Register(r) }
 
-// RegisterHandlers subscribes the projection and the handlers of other
-// modules' events.
+// RegisterHandlers subscribes the projection and the handlers of the
+// commands other modules send.
 func (m *Module) RegisterHandlers(bus *messaging.Bus) error {
-	return errors.Join(m.projection.Register(bus), m.events.Register(bus))
+	return errors.Join(m.projection.Register(bus), m.commands.Register(bus))
 }
 
-// Topics are the event types the module publishes.
-func (m *Module) Topics() []string { return contract.EventTypes }
+// Streams: the module's event stream and the stream of commands it is sent.
+func (m *Module) Streams() []string { return []string{contract.Stream, contract.CommandStream} }
+
+// LegacyTopics are its events' tables before the stream.
+func (m *Module) LegacyTopics() map[string]string { return contract.LegacyTopics() }
 
 // Workers are the module's background loops.
 func (m *Module) Workers() []server.Worker { return []server.Worker{m.checker} }

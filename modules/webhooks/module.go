@@ -58,8 +58,11 @@ func (m *Module) RegisterRoutes(r *mux.Router) { m.http.Register(r) }
 // RegisterHandlers subscribes the fan-out handlers to every public event.
 func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.events.Register(bus) }
 
-// Topics: the module publishes no events.
-func (m *Module) Topics() []string { return nil }
+// Streams: the module publishes no events and is sent no commands.
+func (m *Module) Streams() []string { return nil }
+
+// LegacyTopics: none.
+func (m *Module) LegacyTopics() map[string]string { return nil }
 
 // Workers are the module's background loops.
 func (m *Module) Workers() []server.Worker { return []server.Worker{m.delivery, m.retention} }

@@ -37,12 +37,14 @@ type Config struct {
 	DatabaseMaxConns        int           `env:"DATABASE_MAX_CONNS" envDefault:"25"`
 	DatabaseMaxIdleConns    int           `env:"DATABASE_MAX_IDLE_CONNS" envDefault:"25"`
 	DatabaseConnMaxLifetime time.Duration `env:"DATABASE_CONN_MAX_LIFETIME" envDefault:"30m"`
-	DatabaseConnMaxIdleTime time.Duration `env:"DATABASE_CONN_MAX_IDLE_TIME" envDefault:"1m"`
-	// MessagePollInterval is how long an idle event subscriber waits before
-	// asking PostgreSQL again; it bounds how far read models trail writes.
-	MessagePollInterval time.Duration `env:"MESSAGE_POLL_INTERVAL" envDefault:"50ms"`
-	// WorkerPollInterval is how often outbound workers look for due work.
-	WorkerPollInterval time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"200ms"`
+	DatabaseConnMaxIdleTime time.Duration `env:"DATABASE_CONN_MAX_IDLE_TIME" envDefault:"10s"`
+	// MessagePollInterval is how long an idle event subscriber waits for a
+	// commit on its stream to be notified before it asks PostgreSQL anyway:
+	// the safety net under LISTEN/NOTIFY, not what read models trail by.
+	MessagePollInterval time.Duration `env:"MESSAGE_POLL_INTERVAL" envDefault:"1s"`
+	// WorkerPollInterval is how often outbound workers look for due work
+	// when no signal of new work came (new bookings and deliveries signal).
+	WorkerPollInterval time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"1s"`
 	// BookingConcurrency is how many carrier bookings one instance runs at
 	// once; 0 leaves booking to other instances (an API-only instance).
 	BookingConcurrency int `env:"BOOKING_CONCURRENCY" envDefault:"8"`

@@ -42,8 +42,8 @@ func TestLoadDefaults(t *testing.T) {
 		SandboxTimeScale:     1,
 		LogLevel:             "info",
 		DataDir:              ".data",
-		MessagePollInterval:  50 * time.Millisecond,
-		WorkerPollInterval:   200 * time.Millisecond,
+		MessagePollInterval:  time.Second,
+		WorkerPollInterval:   time.Second,
 		ShutdownTimeout:      15 * time.Second,
 		BookingConcurrency:   8,
 		TrackingConcurrency:  4,
@@ -55,7 +55,7 @@ func TestLoadDefaults(t *testing.T) {
 		DatabaseMaxConns:        25,
 		DatabaseMaxIdleConns:    25,
 		DatabaseConnMaxLifetime: 30 * time.Minute,
-		DatabaseConnMaxIdleTime: time.Minute,
+		DatabaseConnMaxIdleTime: 10 * time.Second,
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Load() =\n %+v\nwant\n %+v", cfg, want)

@@ -4,39 +4,39 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jmoiron/sqlx"
-
-	"shipd/platform/postgres"
 )
 
 // Applier applies the events of one type to a read model in a transaction
-// it is given. The same code then runs live, subscribed to the bus, and in a
-// rebuild, over the stored messages of its topic.
+// it is given. The same code then runs live, in the subscriber's transaction
+// (a batch of messages and their acknowledgement commit together), and in a
+// rebuild, over the stored messages of its stream.
 type Applier struct {
-	handler   string
-	topic     string
-	subscribe func(b *Bus, db *sqlx.DB) error
+	eventType string
+	stream    string
+	handler   func() cqrs.GroupEventHandler
 	decode    func(ctx context.Context, tx *sqlx.Tx, msg *message.Message) error
 }
 
-// Apply makes the Applier of events of type T; handlerName is the live
-// handler's name, its consumer group.
+// Apply makes the Applier of events of type T. apply must be idempotent: a
+// batch cut short by a crash is read again.
 func Apply[T any, PT interface {
 	*T
 	Event
-}](handlerName string, apply func(ctx context.Context, tx *sqlx.Tx, event PT) error) Applier {
+}](apply func(ctx context.Context, tx *sqlx.Tx, event PT) error) Applier {
+	e := PT(new(T))
 	return Applier{
-		handler: handlerName,
-		topic:   PT(new(T)).EventType(),
-		subscribe: func(b *Bus, db *sqlx.DB) error {
-			// Each event is written in its own short transaction, committed
-			// before the message is acknowledged: the subscriber's batch
-			// transaction then holds no row locks, so consumer groups never
-			// deadlock (ADR 0019). A redelivery must change nothing, so the
-			// writes are version-guarded.
-			return OnEvent(b, handlerName, func(ctx context.Context, e PT) error {
-				return postgres.InTx(ctx, db, func(tx *sqlx.Tx) error { return apply(ctx, tx, e) })
+		eventType: e.EventType(),
+		stream:    e.EventStream(),
+		handler: func() cqrs.GroupEventHandler {
+			return On(func(ctx context.Context, e PT) error {
+				tx, err := Tx(ctx)
+				if err != nil {
+					return err
+				}
+				return apply(ctx, tx, e)
 			})
 		},
 		decode: func(ctx context.Context, tx *sqlx.Tx, msg *message.Message) error {
@@ -49,25 +49,38 @@ func Apply[T any, PT interface {
 	}
 }
 
-// Handler is the live handler's name.
-func (a Applier) Handler() string { return a.handler }
+// EventType is the event type the applier takes.
+func (a Applier) EventType() string { return a.eventType }
 
-// Topic is the event type the applier takes.
-func (a Applier) Topic() string { return a.topic }
+// Stream is the stream its events travel on.
+func (a Applier) Stream() string { return a.stream }
 
-// ApplyStored applies a message read back from the applier's topic in tx.
+// ApplyStored applies a message read back from storage in tx.
 func (a Applier) ApplyStored(ctx context.Context, tx *sqlx.Tx, m StoredMessage) error {
-	if m.Topic != a.topic {
-		return fmt.Errorf("messaging: a %s message given to the applier of %s", m.Topic, a.topic)
+	if m.Name != a.eventType {
+		return fmt.Errorf("messaging: a %s message given to the applier of %s", m.Name, a.eventType)
 	}
-	return a.decode(ctx, tx, message.NewMessage(m.UUID, m.Payload))
+	msg := message.NewMessage(m.UUID, m.Payload)
+	msg.Metadata = m.Metadata
+	return a.decode(ctx, tx, msg)
 }
 
-// Subscribe adds the live handler of every applier to the bus.
-func Subscribe(b *Bus, db *sqlx.DB, appliers []Applier) error {
+// Subscribe adds appliers to the bus as consumer groups named group, one per
+// stream they read (group itself when they read one; group@stream else).
+func Subscribe(b *Bus, group string, appliers []Applier) error {
+	var streams []string
+	by := map[string][]cqrs.GroupEventHandler{}
 	for _, a := range appliers {
-		if err := a.subscribe(b, db); err != nil {
-			return fmt.Errorf("subscribing %s: %w", a.handler, err)
+		streams = appendNew(streams, a.stream)
+		by[a.stream] = append(by[a.stream], a.handler())
+	}
+	for _, s := range streams {
+		name := group
+		if len(streams) > 1 {
+			name = group + "@" + s
+		}
+		if err := b.AddGroup(name, by[s]...); err != nil {
+			return fmt.Errorf("subscribing %s: %w", name, err)
 		}
 	}
 	return nil

@@ -41,7 +41,9 @@ var offsetsAdapter = watermillsql.DefaultPostgreSQLOffsetsAdapter{}
 
 // BusConfig tunes the subscribers. Zero values get defaults.
 type BusConfig struct {
-	// PollInterval is how long an idle subscriber waits before asking again.
+	// PollInterval is how long an idle subscriber waits for a commit on its
+	// stream to be notified before it asks anyway: the safety net under
+	// LISTEN/NOTIFY (see Wakeup), not the latency.
 	PollInterval time.Duration
 	// AckDeadline is how long a handler may take before its message is redelivered.
 	AckDeadline time.Duration
@@ -49,6 +51,11 @@ type BusConfig struct {
 	// at once (see limitedBeginner); 0 means no bound. Set it below the
 	// database pool's size.
 	MaxOpenTransactions int
+	// Retry is how a failing message is tried again before it is set aside
+	// as a dead letter.
+	Retry middleware.Retry
+	// Wakeup tells idle subscribers of commits; nil polls at PollInterval.
+	Wakeup *Wakeup
 	// Metrics, when set, receives Watermill's handler run counts and times
 	// (shipd_events_handler_execution_time_seconds by handler and success)
 	// and its subscriber and publisher counts.
@@ -57,30 +64,41 @@ type BusConfig struct {
 
 func (c *BusConfig) setDefaults() {
 	if c.PollInterval == 0 {
-		c.PollInterval = 50 * time.Millisecond
+		c.PollInterval = time.Second
 	}
 	if c.AckDeadline == 0 {
 		c.AckDeadline = 30 * time.Second
+	}
+	if c.Retry.MaxRetries == 0 {
+		// About 1.5 s of tries: long enough for a lock or a restart to pass,
+		// short enough that a poison message holds its stream up briefly.
+		c.Retry = middleware.Retry{MaxRetries: 5, InitialInterval: 50 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2}
+	}
+	if c.Wakeup == nil {
+		c.Wakeup, _ = NewWakeup("", nil)
 	}
 }
 
 // Validate reports settings that cannot work.
 func (c BusConfig) Validate() error {
-	if c.PollInterval < 0 || c.AckDeadline < 0 || c.MaxOpenTransactions < 0 {
-		return fmt.Errorf("messaging: negative interval in %+v", c)
+	if c.PollInterval < 0 || c.AckDeadline < 0 || c.MaxOpenTransactions < 0 || c.Retry.MaxRetries < 0 {
+		return fmt.Errorf("messaging: negative setting in %+v", c)
 	}
 	return nil
 }
 
-// Bus runs the handlers of every module: each handler has its own
-// subscriber whose consumer group is the handler's name.
+// Bus runs the consumers of every module: a consumer group reads one stream
+// through one subscriber, in the stream's order, and hands each message to
+// its handler of that event type (Watermill's event group processor);
+// each command handler reads its module's command stream.
 type Bus struct {
 	beginner watermillsql.Beginner
 	config   BusConfig
 	logger   watermill.LoggerAdapter
 	router   *message.Router
-	events   *cqrs.EventProcessor
+	events   *cqrs.EventGroupProcessor
 	command  *cqrs.CommandProcessor
+	streams  []string // every stream a consumer reads
 }
 
 // NewBus builds a Bus; add handlers, then Run it.
@@ -94,10 +112,16 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if err != nil {
 		return nil, err
 	}
+	retry := config.Retry
+	retry.Logger = wlog
+	// Outermost first: a message that fails every try is set aside; each
+	// try runs under its own savepoint, and a panic is an error inside it
+	// (so the savepoint is rolled back) rather than a crash.
 	router.AddMiddleware(
-		middleware.Recoverer,
-		middleware.Retry{MaxRetries: 3, InitialInterval: 20 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware,
+		setAsideDeadLetters,
+		retry.Middleware,
 		savepointPerAttempt,
+		middleware.Recoverer,
 	)
 	if config.Metrics != nil {
 		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
@@ -106,21 +130,36 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.MaxOpenTransactions > 0 {
 		b.beginner = limitedBeginner{Beginner: b.beginner, slots: make(chan struct{}, config.MaxOpenTransactions)}
 	}
-	b.events, err = cqrs.NewEventProcessorWithConfig(router, cqrs.EventProcessorConfig{
-		GenerateSubscribeTopic: func(p cqrs.EventProcessorGenerateSubscribeTopicParams) (string, error) { return p.EventName, nil },
-		SubscriberConstructor: func(p cqrs.EventProcessorSubscriberConstructorParams) (message.Subscriber, error) {
-			return b.subscriber(p.HandlerName)
+	b.events, err = cqrs.NewEventGroupProcessorWithConfig(router, cqrs.EventGroupProcessorConfig{
+		GenerateSubscribeTopic: func(p cqrs.EventGroupProcessorGenerateSubscribeTopicParams) (string, error) {
+			return groupStream(p.EventGroupName, p.EventGroupHandlers)
 		},
-		Marshaler: marshaler,
-		Logger:    wlog,
+		SubscriberConstructor: func(p cqrs.EventGroupProcessorSubscriberConstructorParams) (message.Subscriber, error) {
+			stream, err := groupStream(p.EventGroupName, p.EventGroupHandlers)
+			if err != nil {
+				return nil, err
+			}
+			return b.subscriber(p.EventGroupName, stream)
+		},
+		// A stream carries every event type of its module; a group takes
+		// the ones it has handlers for and passes over the rest.
+		AckOnUnknownEvent: true,
+		Marshaler:         marshaler,
+		Logger:            wlog,
 	})
 	if err != nil {
 		return nil, err
 	}
 	b.command, err = cqrs.NewCommandProcessorWithConfig(router, cqrs.CommandProcessorConfig{
-		GenerateSubscribeTopic: func(p cqrs.CommandProcessorGenerateSubscribeTopicParams) (string, error) { return p.CommandName, nil },
+		GenerateSubscribeTopic: func(p cqrs.CommandProcessorGenerateSubscribeTopicParams) (string, error) {
+			return commandStream(p.CommandHandler.NewCommand())
+		},
 		SubscriberConstructor: func(p cqrs.CommandProcessorSubscriberConstructorParams) (message.Subscriber, error) {
-			return b.subscriber(p.HandlerName)
+			stream, err := commandStream(p.Handler.NewCommand())
+			if err != nil {
+				return nil, err
+			}
+			return b.subscriber(p.HandlerName, stream)
 		},
 		Marshaler: marshaler,
 		Logger:    wlog,
@@ -131,42 +170,79 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	return b, nil
 }
 
-func (b *Bus) subscriber(consumerGroup string) (message.Subscriber, error) {
+// groupStream is the one stream a group's handlers read.
+func groupStream(group string, handlers []cqrs.GroupEventHandler) (string, error) {
+	var stream string
+	for _, h := range handlers {
+		e, ok := h.NewEvent().(Event)
+		if !ok {
+			return "", fmt.Errorf("messaging: group %s handles %T, which is not an Event", group, h.NewEvent())
+		}
+		if stream != "" && e.EventStream() != stream {
+			return "", fmt.Errorf("messaging: group %s reads two streams, %s and %s; make a group per stream", group, stream, e.EventStream())
+		}
+		stream = e.EventStream()
+	}
+	return stream, nil
+}
+
+func commandStream(cmd any) (string, error) {
+	c, ok := cmd.(Command)
+	if !ok {
+		return "", fmt.Errorf("messaging: %T is not a Command", cmd)
+	}
+	return c.CommandStream(), nil
+}
+
+func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
 	deadline := b.config.AckDeadline
+	done := make(chan struct{})
 	sub, err := watermillsql.NewSubscriber(b.beginner, watermillsql.SubscriberConfig{
 		ConsumerGroup:  consumerGroup,
-		PollInterval:   b.config.PollInterval,
 		ResendInterval: 100 * time.Millisecond,
-		RetryInterval:  500 * time.Millisecond,
 		AckDeadline:    &deadline,
+		BackoffManager: newReaderBackoff(b.config.Wakeup, stream, b.config.PollInterval, 500*time.Millisecond, done),
 		SchemaAdapter:  schemaAdapter,
 		OffsetsAdapter: offsetsAdapter,
-		// Topic tables are made by InitializeTopics (migrate, serve start-up);
-		// initialising again here would serialise every subscriber of every
-		// instance on watermill's advisory lock at start.
+		// Stream tables are made by InitializeStreams (migrate, serve
+		// start-up); initialising again here would serialise every
+		// subscriber of every instance on watermill's advisory lock at start.
 		InitializeSchema: false,
 	}, b.logger)
 	if err != nil {
 		return nil, err
 	}
+	b.streams = appendNew(b.streams, stream)
 	// Patient outside: a subscription retried while the database is
 	// unavailable still ends when the router's context does.
-	return patientSubscriber{Subscriber: newGracefulSubscriber(sub, deadline)}, nil
+	return patientSubscriber{Subscriber: newGracefulSubscriber(sub, deadline, done)}, nil
 }
 
-// OnEvent adds a handler of events of type T. The handler runs inside the
-// subscriber's transaction (see Tx) and must be idempotent and do no I/O.
-func OnEvent[T any, PT interface {
+// Handler is one event type's handler in a consumer group.
+type Handler = cqrs.GroupEventHandler
+
+// On makes the handler of events of type T in a consumer's group. The
+// handler runs inside the subscriber's transaction (see Tx), which commits
+// a batch of messages with their acknowledgement; it must be idempotent and
+// do no I/O.
+func On[T any, PT interface {
 	*T
 	Event
-}](b *Bus, handlerName string, handle func(ctx context.Context, event PT) error) error {
-	_, err := b.events.AddHandler(cqrs.NewEventHandler(handlerName, func(ctx context.Context, e *T) error {
+}](handle func(ctx context.Context, event PT) error) cqrs.GroupEventHandler {
+	return cqrs.NewGroupEventHandler(func(ctx context.Context, e *T) error {
 		return handle(ctx, PT(e))
-	}))
-	return err
+	})
 }
 
-// OnCommand adds the handler of commands of type T.
+// AddGroup adds a consumer group: its handlers (made by On) read one
+// stream in order. The name is the consumer group's, kept in the stream's
+// offsets table: renaming it starts the group over from the stream's start.
+func (b *Bus) AddGroup(name string, handlers ...cqrs.GroupEventHandler) error {
+	return b.events.AddHandlersGroup(name, handlers...)
+}
+
+// OnCommand adds the handler of commands of type T; handlerName is its
+// consumer group on the command stream.
 func OnCommand[T any, PT interface {
 	*T
 	Command
@@ -176,6 +252,9 @@ func OnCommand[T any, PT interface {
 	}))
 	return err
 }
+
+// Streams are the streams the bus's consumers read.
+func (b *Bus) Streams() []string { return b.streams }
 
 // Run runs every handler until ctx ends or Close is called. The end of ctx
 // closes the router, which lets the running handlers finish and closes the

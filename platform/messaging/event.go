@@ -1,44 +1,84 @@
 // Package messaging is the service's event and command plumbing: Watermill
-// over PostgreSQL, with the publisher bound to the writer's transaction
-// (transactional outbox) and one consumer group per handler.
+// over PostgreSQL. Each module publishes on one ordered stream of its own;
+// a consumer reads a stream through one subscriber whose handlers pick the
+// event types they take; the publisher is bound to the writer's transaction
+// (transactional outbox).
 package messaging
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+	"github.com/ThreeDotsLabs/watermill/message"
 
 	"shipd/platform/ids"
 )
 
-// Event is a fact another module may react to. EventType is also its topic,
-// e.g. "shipping_channel.created" (one topic per event type).
+// Event is a fact another module may react to, e.g. "shipping_channel.created"
+// on the stream "channels". Events of one stream are read in the order their
+// transactions wrote them.
 type Event interface {
 	EventType() string
+	EventStream() string
 }
 
-// Command asks a module to act. CommandName is its topic after "command.".
+// VersionedEvent is an event whose payload changed shape: EventVersion is the
+// shape this code writes. Events without it are version 1.
+type VersionedEvent interface {
+	EventVersion() int
+}
+
+// Command asks a module to act, e.g. "tracking.track_shipment_parcels". It
+// travels on the command stream of the module that handles it.
 type Command interface {
 	CommandName() string
+	CommandStream() string
 }
 
-// marshaler names every message by its event type or command name and gives
-// it an "evt_" id, which receivers see as the event id.
-var marshaler = cqrs.JSONMarshaler{
+// Metadata keys every message carries.
+const (
+	// MetadataName is the event type or command name (Watermill's cqrs key).
+	MetadataName = "name"
+	// MetadataVersion is the payload's shape, "1" when absent.
+	MetadataVersion = "version"
+)
+
+// marshaler names every message by its event type or command name, stamps
+// the payload's version and gives it an "evt_" id, which receivers see as the
+// event id. Reading, it brings older versions up to date (upcasters).
+var marshaler = versionedMarshaler{cqrs.JSONMarshaler{
 	NewUUID:      func() string { return ids.New(ids.Event) },
 	GenerateName: messageName,
-}
+}}
 
 func messageName(v any) string {
 	switch m := v.(type) {
 	case Event:
 		return m.EventType()
 	case Command:
-		return CommandTopic(m.CommandName())
+		return m.CommandName()
 	default:
 		panic(fmt.Sprintf("messaging: %T is neither an Event nor a Command", v))
 	}
 }
 
-// CommandTopic is the topic commands of that name travel on.
-func CommandTopic(name string) string { return "command." + name }
+func eventVersion(v any) int {
+	if e, ok := v.(VersionedEvent); ok {
+		return e.EventVersion()
+	}
+	return 1
+}
+
+// MessageVersion is the payload version msg says it has.
+func MessageVersion(msg *message.Message) (int, error) {
+	s := msg.Metadata.Get(MetadataVersion)
+	if s == "" {
+		return 1, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("message %s: version %q is not a positive number", msg.UUID, s)
+	}
+	return v, nil
+}

@@ -25,6 +25,8 @@ import (
 // between two polls and discards what it had queued (delivered again later).
 type gracefulSubscriber struct {
 	sql message.Subscriber
+	// idle is closed at Close, ending a wait for new messages at once.
+	idle chan struct{}
 	// ackDeadline bounds the wait for a handler that never answers; the
 	// subscriber gives up on such a message after the same time.
 	ackDeadline time.Duration
@@ -34,8 +36,8 @@ type gracefulSubscriber struct {
 	handling []*message.Message // passed on, not yet acked or nacked; one per subscription at most
 }
 
-func newGracefulSubscriber(sql message.Subscriber, ackDeadline time.Duration) *gracefulSubscriber {
-	return &gracefulSubscriber{sql: sql, ackDeadline: ackDeadline}
+func newGracefulSubscriber(sql message.Subscriber, ackDeadline time.Duration, idle chan struct{}) *gracefulSubscriber {
+	return &gracefulSubscriber{sql: sql, ackDeadline: ackDeadline, idle: idle}
 }
 
 func (s *gracefulSubscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
@@ -83,6 +85,9 @@ func (s *gracefulSubscriber) pass(msg *message.Message) bool {
 
 func (s *gracefulSubscriber) Close() error {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.idle)
+	}
 	s.closed = true
 	handling := append([]*message.Message(nil), s.handling...)
 	s.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,11 +22,21 @@ import (
 
 type testEvent struct{ N int }
 
-func (testEvent) EventType() string { return "test.happened" }
+func (testEvent) EventType() string   { return "test.happened" }
+func (testEvent) EventStream() string { return "test.stream" }
 
 type testCommand struct{ N int }
 
-func (testCommand) CommandName() string { return "test.do" }
+func (testCommand) CommandName() string   { return "test.do" }
+func (testCommand) CommandStream() string { return "test.commands" }
+
+// onEvent adds a group of one handler.
+func onEvent[T any, PT interface {
+	*T
+	messaging.Event
+}](b *messaging.Bus, group string, handle func(ctx context.Context, e PT) error) error {
+	return b.AddGroup(group, messaging.On(handle))
+}
 
 const deadline = 10 * time.Second
 
@@ -46,13 +57,13 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := messaging.InitializeTopics(ctx, db, []string{"test.happened", messaging.CommandTopic("test.do")}); err != nil {
-		t.Fatalf("InitializeTopics: %v", err)
+	if err := messaging.InitializeStreams(ctx, db, []string{"test.stream", "test.commands"}); err != nil {
+		t.Fatalf("InitializeStreams: %v", err)
 	}
 	if _, err := db.ExecContext(ctx, `CREATE TABLE public.scratch (id serial PRIMARY KEY, handler text NOT NULL, n integer NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger := slog.New(slog.NewTextHandler(testLogOutput(), nil))
 	bus, err := messaging.NewBus(db, messaging.BusConfig{PollInterval: 10 * time.Millisecond}, logger)
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
@@ -161,7 +172,7 @@ func (r *recorder) run() int {
 func TestOutboxPublishesOnlyCommittedEvents(t *testing.T) {
 	e := newEnv(t)
 	var got recorder
-	if err := messaging.OnEvent(e.bus, "test.recorder", func(ctx context.Context, ev *testEvent) error {
+	if err := onEvent(e.bus, "test.recorder", func(ctx context.Context, ev *testEvent) error {
 		got.add(ev.N, messaging.MessageID(ctx))
 		return nil
 	}); err != nil {
@@ -169,7 +180,7 @@ func TestOutboxPublishesOnlyCommittedEvents(t *testing.T) {
 	}
 	e.start()
 	ctx := t.Context()
-	const table = `public."watermill_test.happened"`
+	const table = `public."watermill_test.stream"`
 
 	errRollback := errors.New("the change failed")
 	err := postgres.InTx(ctx, e.db, func(tx *sqlx.Tx) error {
@@ -207,7 +218,7 @@ func TestOutboxPublishesOnlyCommittedEvents(t *testing.T) {
 
 func TestHandlerWritesCommitWithItsTransaction(t *testing.T) {
 	e := newEnv(t)
-	if err := messaging.OnEvent(e.bus, "test.writer", func(ctx context.Context, ev *testEvent) error {
+	if err := onEvent(e.bus, "test.writer", func(ctx context.Context, ev *testEvent) error {
 		tx, err := messaging.Tx(ctx)
 		if err != nil {
 			return err
@@ -245,7 +256,7 @@ func TestOutsideAHandler(t *testing.T) {
 func TestFailedAttemptIsRolledBackToItsSavepoint(t *testing.T) {
 	e := newEnv(t)
 	var attempts recorder
-	if err := messaging.OnEvent(e.bus, "test.flaky", func(ctx context.Context, ev *testEvent) error {
+	if err := onEvent(e.bus, "test.flaky", func(ctx context.Context, ev *testEvent) error {
 		tx, err := messaging.Tx(ctx)
 		if err != nil {
 			return err
@@ -283,7 +294,7 @@ func TestFailedAttemptIsRolledBackToItsSavepoint(t *testing.T) {
 func TestMessageOfADeadSubscriberTransactionIsReadAgain(t *testing.T) {
 	e := newEnv(t)
 	var attempts recorder
-	if err := messaging.OnEvent(e.bus, "test.cut", func(ctx context.Context, ev *testEvent) error {
+	if err := onEvent(e.bus, "test.cut", func(ctx context.Context, ev *testEvent) error {
 		tx, err := messaging.Tx(ctx)
 		if err != nil {
 			return err
@@ -326,7 +337,7 @@ func TestOnceRunsOncePerHandlerAndMessage(t *testing.T) {
 			return err
 		})
 	}
-	if err := messaging.OnEvent(e.bus, "test.once", func(ctx context.Context, ev *testEvent) error {
+	if err := onEvent(e.bus, "test.once", func(ctx context.Context, ev *testEvent) error {
 		mu.Lock()
 		attempts[ev.N]++
 		attempt := attempts[ev.N]
@@ -393,7 +404,7 @@ func TestCommandBus(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	if n := e.count(`SELECT count(*) FROM public."watermill_command.test.do"`); n != 1 {
+	if n := e.count(`SELECT count(*) FROM public."watermill_test.commands"`); n != 1 {
 		t.Errorf("rows on the command topic = %d, want 1", n)
 	}
 	eventually(t, "the command arrives", func() bool { return got.len() > 0 })
@@ -407,7 +418,7 @@ func TestEveryConsumerGroupGetsEveryEventOnce(t *testing.T) {
 	e := newEnv(t)
 	var a, b recorder
 	for name, rec := range map[string]*recorder{"test.group-a": &a, "test.group-b": &b} {
-		if err := messaging.OnEvent(e.bus, name, func(ctx context.Context, ev *testEvent) error {
+		if err := onEvent(e.bus, name, func(ctx context.Context, ev *testEvent) error {
 			rec.add(ev.N, messaging.MessageID(ctx))
 			return nil
 		}); err != nil {
@@ -451,4 +462,13 @@ func TestBusConfigValidate(t *testing.T) {
 	if err := (messaging.BusConfig{}).Validate(); err != nil {
 		t.Errorf("zero config (defaults) refused: %v", err)
 	}
+}
+
+// testLogOutput is where the bus logs in tests: nowhere, unless
+// SHIPD_TEST_LOG is set.
+func testLogOutput() io.Writer {
+	if os.Getenv("SHIPD_TEST_LOG") != "" {
+		return os.Stderr
+	}
+	return io.Discard
 }

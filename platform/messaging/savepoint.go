@@ -1,11 +1,14 @@
 package messaging
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/lib/pq"
 
 	"shipd/platform/postgres"
 )
@@ -21,9 +24,9 @@ func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 		}
 		ctx := msg.Context()
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT handler_attempt"); err != nil {
-			if postgres.IsUnavailable(err) {
+			if postgres.IsUnavailable(err) || isAborted(err) {
 				// The subscriber's transaction lost its connection (PostgreSQL
-				// restarted): nothing can commit in it, the acknowledgement
+				// restarted), or is aborted: nothing can commit in it, the acknowledgement
 				// included. A nack would have watermill resend the message
 				// into the same dead transaction until the ack deadline (30 s
 				// of a stalled consumer group; found by make faults). An ack
@@ -47,4 +50,27 @@ func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 		}
 		return out, nil
 	}
+}
+
+// isAborted reports a transaction PostgreSQL has aborted (25P02): every
+// statement fails until it ends.
+func isAborted(err error) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "25P02"
+}
+
+// underSavepoint runs fn; if it fails, its writes are rolled back and the
+// transaction stays usable.
+func underSavepoint(ctx context.Context, tx watermillsql.ContextExecutor, name string, fn func() error) error {
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if _, rbErr := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT "+name); rbErr != nil {
+			return errors.Join(err, rbErr)
+		}
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name)
+	return err
 }

@@ -2,11 +2,13 @@ package messaging
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
 	"strings"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jmoiron/sqlx"
 )
 
@@ -37,13 +39,16 @@ type Window struct {
 	After, Upto Snapshot
 }
 
-// StoredMessage is a message read back from its topic's table.
+// StoredMessage is a message read back from its topic's table: a module's
+// stream, or a legacy table of one event type (LegacyTopic).
 type StoredMessage struct {
-	Topic   string
-	TxID    uint64 // the transaction that published it
-	Offset  int64
-	UUID    string
-	Payload []byte
+	Topic    string
+	Name     string // the event type
+	TxID     uint64 // the transaction that published it
+	Offset   int64
+	UUID     string
+	Payload  []byte
+	Metadata message.Metadata
 }
 
 // Cursor is how far a reader got in each topic; the zero Cursor is the start.
@@ -89,7 +94,7 @@ func ReadStored(ctx context.Context, q sqlx.QueryerContext, topics []string, w W
 		p := cur.at[topic]
 		// Each branch walks its table's primary key (transaction_id,
 		// "offset") from the cursor; the outer query merges them.
-		branches[i] = fmt.Sprintf(`(SELECT %d AS topic, "offset", transaction_id, uuid, payload FROM %s
+		branches[i] = fmt.Sprintf(`(SELECT %d AS topic, "offset", transaction_id, uuid, payload, metadata FROM %s
 			WHERE (transaction_id, "offset") > (%s::xid8, %s::bigint)%s
 			ORDER BY transaction_id, "offset" LIMIT %s)`,
 			i, schemaAdapter.MessagesTable(topic), arg(strconv.FormatUint(p.txID, 10)), arg(p.offset), window, n)
@@ -98,7 +103,7 @@ func ReadStored(ctx context.Context, q sqlx.QueryerContext, topics []string, w W
 	// column transaction_id::text, sorting "100000" before "99999", and the
 	// cursor would skip what the LIMIT cut off (it lost events once the
 	// cluster's transaction ids grew a digit).
-	query := `SELECT m.topic, m."offset", m.transaction_id::text, m.uuid, m.payload FROM (` + strings.Join(branches, " UNION ALL ") +
+	query := `SELECT m.topic, m."offset", m.transaction_id::text, m.uuid, m.payload, m.metadata FROM (` + strings.Join(branches, " UNION ALL ") +
 		`) m ORDER BY m.transaction_id, m.topic, m."offset" LIMIT ` + n
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -109,17 +114,26 @@ func ReadStored(ctx context.Context, q sqlx.QueryerContext, topics []string, w W
 	var out []StoredMessage
 	for rows.Next() {
 		var (
-			i    int
-			txID string
-			m    StoredMessage
+			i        int
+			txID     string
+			metadata []byte
+			m        StoredMessage
 		)
-		if err := rows.Scan(&i, &m.Offset, &txID, &m.UUID, &m.Payload); err != nil {
+		if err := rows.Scan(&i, &m.Offset, &txID, &m.UUID, &m.Payload, &metadata); err != nil {
 			return nil, cur, fmt.Errorf("reading stored messages: %w", err)
+		}
+		if len(metadata) > 0 {
+			if err := json.Unmarshal(metadata, &m.Metadata); err != nil {
+				return nil, cur, fmt.Errorf("reading stored message %s: metadata: %w", m.UUID, err)
+			}
 		}
 		if m.TxID, err = strconv.ParseUint(txID, 10, 64); err != nil {
 			return nil, cur, fmt.Errorf("reading stored messages: transaction id %q: %w", txID, err)
 		}
 		m.Topic = topics[i]
+		if m.Name = m.Metadata.Get(MetadataName); m.Name == "" {
+			m.Name = m.Topic // a legacy table holds one event type
+		}
 		next = next.Past(m)
 		out = append(out, m)
 	}
@@ -166,4 +180,20 @@ func (w Window) condition(arg func(any) string) string {
 		sql += ` AND transaction_id >= pg_snapshot_xmin(` + s + `) AND NOT pg_visible_in_snapshot(transaction_id, ` + s + `)`
 	}
 	return sql
+}
+
+// ExistingTopics returns those of topics whose table exists: a legacy
+// event-type table exists only where an older version ran.
+func ExistingTopics(ctx context.Context, q sqlx.QueryerContext, topics []string) ([]string, error) {
+	var out []string
+	for _, t := range topics {
+		var exists bool
+		if err := sqlx.GetContext(ctx, q, &exists, `SELECT to_regclass($1) IS NOT NULL`, schemaAdapter.MessagesTable(t)); err != nil {
+			return nil, fmt.Errorf("looking for the table of topic %s: %w", t, err)
+		}
+		if exists {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }

@@ -14,15 +14,16 @@ import (
 
 type otherEvent struct{ N int }
 
-func (otherEvent) EventType() string { return "test.other" }
+func (otherEvent) EventType() string   { return "test.other" }
+func (otherEvent) EventStream() string { return "test.other" }
 
 func TestStoredMessagesAreReadBackInCommitOrderAndByWindow(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
-	if err := messaging.InitializeTopics(ctx, e.db, []string{"test.other"}); err != nil {
+	if err := messaging.InitializeStreams(ctx, e.db, []string{"test.other"}); err != nil {
 		t.Fatal(err)
 	}
-	topics := []string{"test.happened", "test.other"}
+	topics := []string{"test.stream", "test.other"}
 	// Transaction by transaction, across the two topics.
 	e.publish(otherEvent{N: 1}, testEvent{N: 2})
 	e.publish(testEvent{N: 3})
@@ -69,10 +70,10 @@ func TestStoredMessagesAreReadBackInCommitOrderAndByWindow(t *testing.T) {
 func TestStoredMessagesAreReadInNumericTransactionOrder(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
-	if err := messaging.InitializeTopics(ctx, e.db, []string{"test.other"}); err != nil {
+	if err := messaging.InitializeStreams(ctx, e.db, []string{"test.other"}); err != nil {
 		t.Fatal(err)
 	}
-	topics := []string{"test.happened", "test.other"}
+	topics := []string{"test.stream", "test.other"}
 	// Written out of order, with the transaction ids given, as a cluster
 	// whose ids crossed 100000 and 1000000 would have stored them.
 	for _, m := range []struct {
@@ -80,8 +81,8 @@ func TestStoredMessagesAreReadInNumericTransactionOrder(t *testing.T) {
 		txID  string
 		n     int
 	}{
-		{"test.other", "1000000", 6}, {"test.happened", "100001", 5}, {"test.other", "100000", 4},
-		{"test.happened", "99999", 3}, {"test.other", "99998", 2}, {"test.other", "9999", 1},
+		{"test.other", "1000000", 6}, {"test.stream", "100001", 5}, {"test.other", "100000", 4},
+		{"test.stream", "99999", 3}, {"test.other", "99998", 2}, {"test.other", "9999", 1},
 	} {
 		if _, err := e.db.ExecContext(ctx, `INSERT INTO "watermill_`+m.topic+`" (uuid, payload, metadata, transaction_id)
 			VALUES (gen_random_uuid()::text, $1, '{}', $2::xid8)`, fmt.Sprintf(`{"N":%d}`, m.n), m.txID); err != nil {

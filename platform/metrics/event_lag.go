@@ -21,6 +21,7 @@ type EventHandlerLag struct {
 	db       *sqlx.DB
 	messages *prometheus.Desc
 	seconds  *prometheus.Desc
+	dead     *prometheus.Desc
 
 	mu    sync.Mutex
 	query string // one UNION ALL over every topic, built on first use
@@ -35,6 +36,9 @@ func NewEventHandlerLag(reg prometheus.Registerer, db *sqlx.DB) *EventHandlerLag
 		seconds: prometheus.NewDesc(namespace+"_event_handler_lag_seconds",
 			"Age of the oldest event a consumer group (event handler) has not processed yet; 0 when none waits.",
 			[]string{"consumer_group", "topic"}, nil),
+		dead: prometheus.NewDesc(namespace+"_event_dead_letters",
+			"Messages a consumer group set aside after every try failed, waiting for `shipd events retry`.",
+			[]string{"consumer_group"}, nil),
 	}
 	reg.MustRegister(l)
 	return l
@@ -44,6 +48,7 @@ func NewEventHandlerLag(reg prometheus.Registerer, db *sqlx.DB) *EventHandlerLag
 func (l *EventHandlerLag) Describe(ch chan<- *prometheus.Desc) {
 	ch <- l.messages
 	ch <- l.seconds
+	ch <- l.dead
 }
 
 // Collect implements prometheus.Collector; a database that cannot answer
@@ -59,6 +64,18 @@ func (l *EventHandlerLag) Collect(ch chan<- prometheus.Metric) {
 	for _, r := range rows {
 		ch <- prometheus.MustNewConstMetric(l.messages, prometheus.GaugeValue, float64(r.Messages), r.Group, r.Topic)
 		ch <- prometheus.MustNewConstMetric(l.seconds, prometheus.GaugeValue, r.Seconds, r.Group, r.Topic)
+	}
+	var dead []struct {
+		Group string `db:"consumer_group"`
+		N     int64  `db:"n"`
+	}
+	if err := l.db.SelectContext(ctx, &dead, `SELECT consumer_group, count(*) AS n FROM platform.dead_letters
+		WHERE retried_at IS NULL GROUP BY consumer_group`); err != nil {
+		slog.Warn("metrics: dead letters", "err", err)
+		return
+	}
+	for _, d := range dead {
+		ch <- prometheus.MustNewConstMetric(l.dead, prometheus.GaugeValue, float64(d.N), d.Group)
 	}
 }
 

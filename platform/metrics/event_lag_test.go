@@ -20,7 +20,7 @@ func TestEventHandlerLagCountsWhatEachGroupHasNotProcessed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := messaging.InitializeTopics(ctx, db, []string{"parcel.test"}); err != nil {
+	if err := messaging.InitializeStreams(ctx, db, []string{"parcel.test"}); err != nil {
 		t.Fatal(err)
 	}
 	// An older transaction still open holds the subscribers back (they read

@@ -22,7 +22,7 @@ type Pool struct {
 // DefaultPool lets three instances and a migration share a PostgreSQL of the
 // default max_connections (100, of which 3 are kept for superusers) with
 // more than 20 to spare.
-var DefaultPool = Pool{MaxConns: 25, MaxIdleConns: 25, ConnMaxLifetime: 30 * time.Minute, ConnMaxIdleTime: time.Minute}
+var DefaultPool = Pool{MaxConns: 25, MaxIdleConns: 25, ConnMaxLifetime: 30 * time.Minute, ConnMaxIdleTime: 10 * time.Second}
 
 // minConns is the least an instance can run on: its presence lock, an event
 // subscriber's transaction and its handler's write, and one request.

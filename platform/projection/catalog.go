@@ -58,7 +58,11 @@ func (c *Catalog) Events(ctx context.Context, name string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return messaging.CountStored(ctx, c.db, p.Topics(), messaging.Window{})
+	sources, err := messaging.ExistingTopics(ctx, c.db, p.Sources())
+	if err != nil {
+		return 0, err
+	}
+	return messaging.CountStored(ctx, c.db, sources, messaging.Window{})
 }
 
 // Rebuild rebuilds the projection called name from its events; progress

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"shipd/platform/messaging"
 )
 
@@ -29,21 +27,27 @@ type Projection struct {
 	Appliers func(tables Tables) []messaging.Applier
 }
 
-// Subscribe adds the projection's live handlers, writing into the live tables.
-func (p Projection) Subscribe(bus *messaging.Bus, db *sqlx.DB) error {
-	return messaging.Subscribe(bus, db, p.Appliers(Live))
+// Subscribe adds the projection's live handlers, writing into the live
+// tables: one consumer group, named after the projection, per stream it
+// reads, applying each batch in the subscriber's transaction.
+func (p Projection) Subscribe(bus *messaging.Bus) error {
+	return messaging.Subscribe(bus, p.Name, p.Appliers(Live))
 }
 
-// Topics are the event types the projection reads, in the order a replay
-// takes them within one transaction.
-func (p Projection) Topics() []string {
-	var out []string
+// Sources are the tables a replay reads: the streams the projection's events
+// travel on, and the legacy table of each of its event types (events written
+// before the streams; only older databases have them).
+func (p Projection) Sources() []string {
+	var streams, legacy []string
 	for _, a := range p.Appliers(Live) {
-		if !slices.Contains(out, a.Topic()) {
-			out = append(out, a.Topic())
+		if !slices.Contains(streams, a.Stream()) {
+			streams = append(streams, a.Stream())
+		}
+		if !slices.Contains(legacy, a.EventType()) {
+			legacy = append(legacy, a.EventType())
 		}
 	}
-	return out
+	return append(legacy, streams...)
 }
 
 // Tables names the tables a projection writes: the live ones, or a rebuild's

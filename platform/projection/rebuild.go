@@ -90,9 +90,9 @@ type rebuilding struct {
 	db       *sqlx.DB
 	p        Projection
 	o        Options
-	topics   []string
+	topics   []string // the sources that exist
 	shadows  []*shadow
-	appliers map[string][]messaging.Applier // by topic, writing into the shadows
+	appliers map[string][]messaging.Applier // by event type, writing into the shadows
 	progress Progress
 	done     int64
 	total    int64
@@ -103,7 +103,11 @@ func rebuild(ctx context.Context, db *sqlx.DB, p Projection, o Options, progress
 	if progress == nil {
 		progress = func(Stage, int64, int64) {}
 	}
-	r := &rebuilding{db: db, p: p, o: o, topics: p.Topics(), progress: progress, appliers: map[string][]messaging.Applier{}}
+	sources, err := messaging.ExistingTopics(ctx, db, p.Sources())
+	if err != nil {
+		return Report{}, err
+	}
+	r := &rebuilding{db: db, p: p, o: o, topics: sources, progress: progress, appliers: map[string][]messaging.Applier{}}
 	names := map[string]string{}
 	for _, live := range p.Tables {
 		s, err := describeShadow(ctx, db, live)
@@ -114,7 +118,7 @@ func rebuild(ctx context.Context, db *sqlx.DB, p Projection, o Options, progress
 		names[live] = s.name
 	}
 	for _, a := range p.Appliers(renamed(names)) {
-		r.appliers[a.Topic()] = append(r.appliers[a.Topic()], a)
+		r.appliers[a.EventType()] = append(r.appliers[a.EventType()], a)
 	}
 	report, err := r.run(ctx)
 	if err != nil {
@@ -221,7 +225,7 @@ func (r *rebuilding) apply(ctx context.Context, stage Stage, q sqlx.QueryerConte
 		if err := inTx(func(tx *sqlx.Tx) error {
 			until := time.Now().Add(r.o.BatchTime)
 			for _, m := range batch {
-				for _, a := range r.appliers[m.Topic] {
+				for _, a := range r.appliers[m.Name] {
 					if err := a.ApplyStored(ctx, tx, m); err != nil {
 						return err
 					}

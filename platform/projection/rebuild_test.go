@@ -30,14 +30,16 @@ type noted struct {
 	Note    string `json:"note"`
 }
 
-func (noted) EventType() string { return "test.noted" }
+func (noted) EventType() string   { return "test.noted" }
+func (noted) EventStream() string { return "test.notes" }
 
 type erased struct {
 	ID      string `json:"id"`
 	Version int    `json:"version"`
 }
 
-func (erased) EventType() string { return "test.erased" }
+func (erased) EventType() string   { return "test.erased" }
+func (erased) EventStream() string { return "test.notes" }
 
 const notesDDL = `
 	CREATE TABLE public.notes (
@@ -71,10 +73,10 @@ var notes = projection.Projection{
 			return err
 		}
 		return []messaging.Applier{
-			messaging.Apply("test.notes.on_noted", func(ctx context.Context, tx *sqlx.Tx, e *noted) error {
+			messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *noted) error {
 				return write(ctx, tx, e.ID, e.Version, false, e.Note)
 			}),
-			messaging.Apply("test.notes.on_erased", func(ctx context.Context, tx *sqlx.Tx, e *erased) error {
+			messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *erased) error {
 				return write(ctx, tx, e.ID, e.Version, true, "")
 			}),
 		}
@@ -91,7 +93,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := pgtest.Open(t)
 	ctx := t.Context()
-	if err := messaging.InitializeTopics(ctx, db, notes.Topics()); err != nil {
+	if err := messaging.InitializeStreams(ctx, db, []string{"test.notes"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, notesDDL); err != nil {
@@ -126,10 +128,10 @@ func (e *env) applyLive(events ...messaging.Event) {
 			e.t.Fatal(err)
 		}
 		for _, a := range appliers {
-			if a.Topic() != ev.EventType() {
+			if a.EventType() != ev.EventType() {
 				continue
 			}
-			m := messaging.StoredMessage{Topic: ev.EventType(), UUID: "evt_live", Payload: payload}
+			m := messaging.StoredMessage{Topic: ev.EventStream(), Name: ev.EventType(), UUID: "evt_live", Payload: payload}
 			if err := postgres.InTx(ctx, e.db, func(tx *sqlx.Tx) error { return a.ApplyStored(ctx, tx, m) }); err != nil {
 				e.t.Fatalf("applying %v live: %v", ev, err)
 			}

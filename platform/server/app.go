@@ -111,7 +111,9 @@ func (a *App) Routes() []Route {
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Migrate brings the database up to date for this build.
-func (a *App) Migrate(ctx context.Context) error { return Migrate(ctx, a.db, Topics(a.modules)) }
+func (a *App) Migrate(ctx context.Context) error {
+	return Migrate(ctx, a.db, Streams(a.modules), LegacyTopics(a.modules))
+}
 
 // Projections is every module's read models, to list and rebuild.
 func (a *App) Projections() *projection.Catalog {

@@ -22,8 +22,13 @@ import (
 type ClaimLoop[T any] struct {
 	// Name names the loop in logs.
 	Name string
-	// Every is how often the loop asks for due work when it found none.
+	// Every is how often the loop asks for due work when it found none and
+	// no signal came: the safety net under Due.
 	Every time.Duration
+	// Due, when set, returns a channel closed when new work is signalled
+	// (a Wakeup's Next), so an idle loop claims at once rather than at its
+	// next tick.
+	Due func() <-chan struct{}
 	// Concurrency is how many items run at once; 0 leaves the work to other
 	// instances.
 	Concurrency int
@@ -98,7 +103,8 @@ func (l ClaimLoop[T]) claimUntilDone(ctx context.Context, queue chan T, taken ch
 	t := time.NewTicker(l.Every)
 	defer t.Stop()
 	for {
-		dry := false // nothing more is due now
+		signal := l.due() // taken before the claim, so a signal during it counts
+		dry := false      // nothing more is due now
 		if room := cap(queue) - len(queue); room >= l.Concurrency {
 			items, err := l.Claim(ctx, room)
 			if err != nil && ctx.Err() == nil {
@@ -109,25 +115,36 @@ func (l ClaimLoop[T]) claimUntilDone(ctx context.Context, queue chan T, taken ch
 			}
 			dry = len(items) < room
 		}
-		wake := (<-chan time.Time)(nil)
+		wake, due := (<-chan time.Time)(nil), (<-chan struct{})(nil)
 		if dry {
-			wake = t.C
+			wake, due = t.C, signal
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
+		case <-due:
 		case <-taken:
 			if dry {
-				// Room grew, but nothing was due a moment ago: wait for the tick.
+				// Room grew, but nothing was due a moment ago: wait for the
+				// tick or a signal.
 				select {
 				case <-ctx.Done():
 					return
 				case <-t.C:
+				case <-signal:
 				}
 			}
 		}
 	}
+}
+
+// due is closed when new work is signalled; never, without a signal.
+func (l ClaimLoop[T]) due() <-chan struct{} {
+	if l.Due == nil {
+		return nil
+	}
+	return l.Due()
 }
 
 func (l ClaimLoop[T]) release(ctx context.Context, items []T) {

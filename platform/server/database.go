@@ -44,12 +44,16 @@ func OpenDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), err
 	return db, func() { db.Close() }, nil
 }
 
-// Migrate applies the schema migrations and creates every topic's tables.
-func Migrate(ctx context.Context, db *sqlx.DB, topics []string) error {
+// Migrate applies the schema migrations, creates every stream's tables and
+// moves what legacy per-type topics still held onto the streams.
+func Migrate(ctx context.Context, db *sqlx.DB, streams []string, legacy messaging.LegacyTopics) error {
 	if _, err := migrations.Up(ctx, db.DB); err != nil {
 		return err
 	}
-	return messaging.InitializeTopics(ctx, db, topics)
+	if err := messaging.InitializeStreams(ctx, db, streams); err != nil {
+		return err
+	}
+	return messaging.AdoptLegacyTopics(ctx, db, legacy)
 }
 
 // SecretBox returns the box for secret settings. Local mode keeps a

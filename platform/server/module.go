@@ -20,8 +20,12 @@ type Module interface {
 	RegisterRoutes(r *mux.Router)
 	// RegisterHandlers subscribes the module's event and command handlers.
 	RegisterHandlers(bus *messaging.Bus) error
-	// Topics are the event types the module publishes.
-	Topics() []string
+	// Streams are the streams the module writes: its event stream and its
+	// command stream, as it has them.
+	Streams() []string
+	// LegacyTopics are the per-event-type tables the module's events had
+	// before its stream, each with the stream that now carries them.
+	LegacyTopics() map[string]string
 }
 
 // WorkerModule is a module with background loops of its own.
@@ -49,11 +53,22 @@ type QueueWorker interface {
 	QueueDepth(ctx context.Context) (int, error)
 }
 
-// Topics returns every topic the modules publish to.
-func Topics(modules []Module) []string {
+// Streams returns every stream the modules write.
+func Streams(modules []Module) []string {
 	var out []string
 	for _, m := range modules {
-		out = append(out, m.Topics()...)
+		out = append(out, m.Streams()...)
+	}
+	return out
+}
+
+// LegacyTopics returns every module's legacy topics.
+func LegacyTopics(modules []Module) messaging.LegacyTopics {
+	out := messaging.LegacyTopics{}
+	for _, m := range modules {
+		for topic, stream := range m.LegacyTopics() {
+			out[topic] = stream
+		}
 	}
 	return out
 }

@@ -77,9 +77,9 @@ func TestMetricsTellWhatTheInstanceDid(t *testing.T) {
 		{"shipd_carrier_calls_total", []string{"provider", "sandbox", "operation", "validate_credentials", "outcome", "ok"}, eq(1)},
 		{"shipd_carrier_call_duration_seconds", []string{"provider", "sandbox", "operation", "create_shipment"}, eq(1)},
 		// The fan-out handler ran: the webhook went out.
-		{"shipd_events_handler_execution_time_seconds", []string{"handler_name", "webhooks.fan_out.shipping_channel.created", "success", "true"}, eq(1)},
-		{"shipd_event_handler_lag_messages", []string{"consumer_group", "webhooks.fan_out.shipping_channel.created", "topic", "shipping_channel.created"}, eq(0)},
-		{"shipd_event_handler_lag_seconds", []string{"consumer_group", "webhooks.fan_out.shipping_channel.created", "topic", "shipping_channel.created"}, eq(0)},
+		{"shipd_events_handler_execution_time_seconds", []string{"handler_name", "webhooks.fan_out.channels", "success", "true"}, atLeast(1)},
+		{"shipd_event_handler_lag_messages", []string{"consumer_group", "webhooks.fan_out.channels", "topic", "channels"}, eq(0)},
+		{"shipd_event_handler_lag_seconds", []string{"consumer_group", "webhooks.fan_out.channels", "topic", "channels"}, eq(0)},
 		{"shipd_worker_queue_depth", []string{"worker", "webhooks.delivery"}, atLeast(0)},
 		{"shipd_worker_queue_depth", []string{"worker", "tracking.checker"}, atLeast(0)},
 		{"go_goroutines", nil, atLeast(1)},

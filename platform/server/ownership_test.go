@@ -55,6 +55,17 @@ func TestAnotherAccountsIDsAre403AndUnknownIDs404(t *testing.T) {
 	}
 	slices.Sort(owned)
 	owned = append(owned, logsPath, logsPath+"/"+logID)
+	// The shipment's own tracking parcel is checked once too, and the check
+	// reaches the shipment, before anything is compared.
+	apptest.Eventually(t, 20*time.Second, "the shipment's tracking parcel checked", func() bool {
+		sh := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + mine["shipments"], Key: key}).Data(t)
+		ids, _ := sh["tracking_parcel_ids"].([]any)
+		if len(ids) == 0 {
+			return false
+		}
+		tp := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/tracking-parcels/" + ids[0].(string), Key: key}).Data(t)
+		return tp["checks_done"] == float64(1)
+	})
 	// Booked, tracked and checked once: nothing moves by itself for hours.
 	before := env.Settled(key, func(answers string) bool {
 		return strings.Contains(answers, `"tracking_parcel_ids":["tp_`) && strings.Contains(answers, `"checks_done":1`)

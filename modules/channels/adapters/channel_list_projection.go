@@ -24,7 +24,7 @@ func NewChannelListProjection(db *sqlx.DB) *ChannelListProjection {
 
 // Register subscribes the projection's live handlers.
 func (p *ChannelListProjection) Register(bus *messaging.Bus) error {
-	return p.Definition().Subscribe(bus, p.db)
+	return p.Definition().Subscribe(bus)
 }
 
 // Definition is the read model as the bus and a rebuild see it. Each event
@@ -45,19 +45,19 @@ func (p *ChannelListProjection) Definition() projection.Projection {
 				return writeChannel(ctx, tx, upsert, e, deleted)
 			}
 			return []messaging.Applier{
-				messaging.Apply("channels.channel_list.on_created", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelCreated) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelCreated) error {
 					return write(ctx, tx, e.ChannelEvent, false)
 				}),
-				messaging.Apply("channels.channel_list.on_updated", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelUpdated) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelUpdated) error {
 					return write(ctx, tx, e.ChannelEvent, false)
 				}),
-				messaging.Apply("channels.channel_list.on_validated", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelValidated) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelValidated) error {
 					return write(ctx, tx, e.ChannelEvent, false)
 				}),
-				messaging.Apply("channels.channel_list.on_status_changed", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelStatusChanged) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelStatusChanged) error {
 					return write(ctx, tx, e.ChannelEvent, false)
 				}),
-				messaging.Apply("channels.channel_list.on_deleted", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelDeleted) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelDeleted) error {
 					return write(ctx, tx, e.ChannelEvent, true)
 				}),
 			}

@@ -81,6 +81,9 @@ func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Channe
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) (*domain.Channel, error) {
 	var out *domain.Channel
 	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		if err := postgres.LockForChange(ctx, tx, id); err != nil {
+			return err
+		}
 		ch, err := r.load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -114,6 +117,9 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(ch *
 // Delete removes one channel under a row lock.
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
 	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		if err := postgres.LockForChange(ctx, tx, id); err != nil {
+			return err
+		}
 		ch, err := r.load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -130,7 +136,10 @@ func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(ch *
 }
 
 func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
-	return messaging.PublishAll(ctx, r.outbox, tx, events)
+	if err := messaging.PublishAll(ctx, r.outbox, tx, events); err != nil {
+		return err
+	}
+	return r.outbox.Send(ctx, tx, trackingRequests(events)...)
 }
 
 func (r *PostgresRepository) load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.Channel, error) {

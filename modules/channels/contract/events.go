@@ -2,7 +2,12 @@ package contract
 
 import "time"
 
-// The event types the channels module publishes; each is its own topic.
+// Stream is the module's event stream: every event below travels on it, in
+// the order the changes were committed.
+const Stream = "channels"
+
+// The event types the channels module publishes, each version 1 (a
+// change of shape gets a version and an upcaster: see messaging.Upcaster).
 const (
 	EventCreated       = "shipping_channel.created"
 	EventUpdated       = "shipping_channel.updated"
@@ -50,3 +55,15 @@ func (ShippingChannelStatusChanged) EventType() string { return EventStatusChang
 
 // Channel returns the event's common part; projections use it for any type.
 func (e ChannelEvent) Channel() ChannelEvent { return e }
+
+// EventStream puts every shipping channels event on the module's stream.
+func (ChannelEvent) EventStream() string { return Stream }
+
+// LegacyTopics are the tables each event type had before the stream.
+func LegacyTopics() map[string]string {
+	out := make(map[string]string, len(EventTypes))
+	for _, t := range EventTypes {
+		out[t] = Stream
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import "context"
 // that caused it.
 type Event interface {
 	EventType() string
+	EventStream() string
 }
 
 // Repository keeps channels. Each method is one short transaction that also

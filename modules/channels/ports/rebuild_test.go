@@ -61,9 +61,9 @@ func TestRebuiltChannelListAnswersAsBeforeCorruption(t *testing.T) {
 		t.Errorf("after the rebuild the list answers differently than before the corruption:\n%s", apptest.DiffLines(before, after))
 	}
 	var events int64
-	if err := env.DB.Get(&events, `SELECT (SELECT count(*) FROM "watermill_shipping_channel.created") + (SELECT count(*) FROM "watermill_shipping_channel.updated")
-		+ (SELECT count(*) FROM "watermill_shipping_channel.validated") + (SELECT count(*) FROM "watermill_shipping_channel.status_changed")
-		+ (SELECT count(*) FROM "watermill_shipping_channel.deleted")`); err != nil {
+	if err := env.DB.Get(&events, `SELECT (SELECT count(*) FROM (SELECT * FROM "watermill_channels" WHERE metadata->>'name' = 'shipping_channel.created') e) + (SELECT count(*) FROM (SELECT * FROM "watermill_channels" WHERE metadata->>'name' = 'shipping_channel.updated') e)
+		+ (SELECT count(*) FROM (SELECT * FROM "watermill_channels" WHERE metadata->>'name' = 'shipping_channel.validated') e) + (SELECT count(*) FROM (SELECT * FROM "watermill_channels" WHERE metadata->>'name' = 'shipping_channel.status_changed') e)
+		+ (SELECT count(*) FROM (SELECT * FROM "watermill_channels" WHERE metadata->>'name' = 'shipping_channel.deleted') e)`); err != nil {
 		t.Fatal(err)
 	}
 	if report.Events != events {

@@ -20,7 +20,8 @@ import (
 )
 
 // PostgresRepository keeps shipments in shipments.shipments and publishes
-// their events through the outbox in the same transaction.
+// their events through the outbox in the same transaction, with the
+// commands they call for (trackingRequests).
 type PostgresRepository struct {
 	db     *sqlx.DB
 	outbox *messaging.Outbox
@@ -86,6 +87,9 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) (*domain.Shipment, error) {
 	var out *domain.Shipment
 	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		if err := postgres.LockForChange(ctx, tx, id); err != nil {
+			return err
+		}
 		sh, _, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -128,6 +132,9 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 // holds right now is refused (the carrier may be creating it).
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) error {
 	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		if err := postgres.LockForChange(ctx, tx, id); err != nil {
+			return err
+		}
 		sh, rw, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -161,5 +168,8 @@ func (r *PostgresRepository) Label(ctx context.Context, id string) (*domain.Labe
 }
 
 func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
-	return messaging.PublishAll(ctx, r.outbox, tx, events)
+	if err := messaging.PublishAll(ctx, r.outbox, tx, events); err != nil {
+		return err
+	}
+	return r.outbox.Send(ctx, tx, trackingRequests(events)...)
 }

@@ -27,7 +27,7 @@ func NewShipmentListProjection(db *sqlx.DB) *ShipmentListProjection {
 
 // Register subscribes the projection's live handlers.
 func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
-	return p.Definition().Subscribe(bus, p.db)
+	return p.Definition().Subscribe(bus)
 }
 
 // Definition is the read model as the bus and a rebuild see it. Events of
@@ -44,16 +44,16 @@ func (p *ShipmentListProjection) Definition() projection.Projection {
 		Appliers: func(tables projection.Tables) []messaging.Applier {
 			w := newShipmentListWriter(tables)
 			return []messaging.Applier{
-				messaging.Apply("shipments.shipment_list.on_requested", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentRequested) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentRequested) error {
 					return w.write(ctx, tx, e.ShipmentEvent, false)
 				}),
-				messaging.Apply("shipments.shipment_list.on_created", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentCreated) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentCreated) error {
 					return w.write(ctx, tx, e.ShipmentEvent, false)
 				}),
-				messaging.Apply("shipments.shipment_list.on_updated", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentUpdated) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentUpdated) error {
 					return w.write(ctx, tx, e.ShipmentEvent, false)
 				}),
-				messaging.Apply("shipments.shipment_list.on_deleted", func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentDeleted) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentDeleted) error {
 					return w.write(ctx, tx, e.ShipmentEvent, true)
 				}),
 			}

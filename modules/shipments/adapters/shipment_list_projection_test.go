@@ -28,7 +28,7 @@ func TestFirstEventsOfAShipmentRaceWithoutADuplicateKey(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.BookingConcurrency = 0 }))
 	appliers := map[string]messaging.Applier{}
 	for _, a := range adapters.NewShipmentListProjection(env.DB).Definition().Appliers(projection.Live) {
-		appliers[a.Topic()] = a
+		appliers[a.EventType()] = a
 	}
 	account, channel := ids.New(ids.Account), ids.New(ids.ShippingChannel)
 	event := func(id, status string, version int) messaging.StoredMessage {
@@ -39,7 +39,7 @@ func TestFirstEventsOfAShipmentRaceWithoutADuplicateKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		topic := map[string]string{"pending": "shipment.requested", "created": "shipment.created"}[status]
-		return messaging.StoredMessage{Topic: topic, UUID: ids.New(ids.Event), Payload: payload}
+		return messaging.StoredMessage{Topic: contract.Stream, Name: topic, UUID: ids.New(ids.Event), Payload: payload}
 	}
 	begin := func() *sqlx.Tx {
 		tx, err := env.DB.Beginx()
@@ -58,13 +58,13 @@ func TestFirstEventsOfAShipmentRaceWithoutADuplicateKey(t *testing.T) {
 			one, two = created, requested
 		}
 		tx1 := begin()
-		if err := appliers[one.Topic].ApplyStored(ctx, tx1, one); err != nil {
+		if err := appliers[one.Name].ApplyStored(ctx, tx1, one); err != nil {
 			t.Fatalf("%s first: %v", one.Topic, err)
 		}
 		second := make(chan error, 1)
 		go func() {
 			tx2 := begin()
-			if err := appliers[two.Topic].ApplyStored(ctx, tx2, two); err != nil {
+			if err := appliers[two.Name].ApplyStored(ctx, tx2, two); err != nil {
 				second <- err
 				return
 			}

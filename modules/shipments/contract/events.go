@@ -2,7 +2,12 @@ package contract
 
 import "time"
 
-// The event types the shipments module publishes; each is its own topic.
+// Stream is the module's event stream: every event below travels on it, in
+// the order the changes were committed.
+const Stream = "shipments"
+
+// The event types the shipments module publishes, each version 1 (a
+// change of shape gets a version and an upcaster: see messaging.Upcaster).
 const (
 	// EventRequested is internal to the module: a shipment was accepted by
 	// shipd and its booking queued. Other modules and webhooks do not see it;
@@ -54,3 +59,15 @@ func (ShipmentCreated) EventType() string       { return EventCreated }
 func (ShipmentUpdated) EventType() string       { return EventUpdated }
 func (ShipmentDeleted) EventType() string       { return EventDeleted }
 func (ShipmentStatusChanged) EventType() string { return EventStatusChanged }
+
+// EventStream puts every shipments event on the module's stream.
+func (ShipmentEvent) EventStream() string { return Stream }
+
+// LegacyTopics are the tables each event type had before the stream.
+func LegacyTopics() map[string]string {
+	out := make(map[string]string, len(EventTypes))
+	for _, t := range EventTypes {
+		out[t] = Stream
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import "context"
 // Event is something that happened to a shipment, published with the change.
 type Event interface {
 	EventType() string
+	EventStream() string
 }
 
 // Repository keeps shipments. Each method is one short transaction that

@@ -8,7 +8,9 @@ import (
 
 	"shipd/modules/shipments/app"
 	"shipd/modules/shipments/app/command"
+	"shipd/modules/shipments/contract"
 	"shipd/platform/config"
+	"shipd/platform/messaging"
 	"shipd/platform/server"
 )
 
@@ -27,10 +29,13 @@ type BookingWorker struct {
 }
 
 // NewBookingWorker returns the worker.
-func NewBookingWorker(application app.Application, queue command.BookingQueue, cfg config.Config) *BookingWorker {
+func NewBookingWorker(application app.Application, queue command.BookingQueue, wake *messaging.Wakeup, cfg config.Config) *BookingWorker {
 	w := &BookingWorker{app: application, queue: queue}
 	w.loop = server.ClaimLoop[command.BookingClaim]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.BookingConcurrency,
+		// A shipment is due for booking from the commit that requests it,
+		// which publishes shipment.requested on the module's stream.
+		Due: func() <-chan struct{} { return wake.Next(contract.Stream) },
 		Claim: func(ctx context.Context, limit int) ([]command.BookingClaim, error) {
 			return queue.Claim(ctx, limit, bookingLease)
 		},

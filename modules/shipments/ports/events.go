@@ -2,7 +2,6 @@ package ports
 
 import (
 	"context"
-	"errors"
 
 	"shipd/modules/shipments/app"
 	"shipd/modules/shipments/app/command"
@@ -23,17 +22,18 @@ func NewEventHandlers(application app.Application) EventHandlers {
 	return EventHandlers{app: application}
 }
 
-// Register subscribes the handlers. A tracking parcel's news arrives on
-// two topics in any order; each carries the parcel's version, and the
-// shipment keeps only the newest. Every tracking_parcel.status_changed comes
-// with an updated event of the same version, which carries the whole record
-// (the COD collection too), so status_changed itself is not needed here.
+// Register subscribes the handlers: one consumer group on the tracking
+// stream, which brings one parcel's news in order. Every
+// tracking_parcel.status_changed comes with an updated event of the same
+// version, which carries the whole record (the COD collection too), so
+// status_changed itself is not needed here. The shipment still keeps only
+// the newest version it saw: a redelivered batch brings older ones again.
 func (h EventHandlers) Register(bus *messaging.Bus) error {
-	return errors.Join(
-		messaging.OnEvent(bus, "shipments.on_tracking_parcel_created", func(ctx context.Context, e *tracking.TrackingParcelCreated) error {
+	return bus.AddGroup("shipments.tracking_progress",
+		messaging.On(func(ctx context.Context, e *tracking.TrackingParcelCreated) error {
 			return h.progress(ctx, e.TrackingParcelEvent)
 		}),
-		messaging.OnEvent(bus, "shipments.on_tracking_parcel_updated", func(ctx context.Context, e *tracking.TrackingParcelUpdated) error {
+		messaging.On(func(ctx context.Context, e *tracking.TrackingParcelUpdated) error {
 			return h.progress(ctx, e.TrackingParcelEvent)
 		}),
 	)

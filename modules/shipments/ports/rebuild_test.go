@@ -243,7 +243,7 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 func seedShipmentEvents(t *testing.T, env *apptest.Env, n int) int {
 	t.Helper()
 	var payload []byte
-	if err := env.DB.Get(&payload, `SELECT payload FROM "watermill_shipment.requested" LIMIT 1`); err != nil {
+	if err := env.DB.Get(&payload, `SELECT payload FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.requested') e LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
 	var template contract.ShipmentRequested

@@ -22,7 +22,7 @@ func NewParcelListProjection(db *sqlx.DB) *ParcelListProjection { return &Parcel
 
 // Register subscribes the projection's live handlers.
 func (p *ParcelListProjection) Register(bus *messaging.Bus) error {
-	return p.Definition().Subscribe(bus, p.db)
+	return p.Definition().Subscribe(bus)
 }
 
 // Definition is the read model as the bus and a rebuild see it. Events of
@@ -45,13 +45,13 @@ func (p *ParcelListProjection) Definition() projection.Projection {
 				return writeParcel(ctx, tx, upsert, e, deleted)
 			}
 			return []messaging.Applier{
-				messaging.Apply("tracking.parcel_list.on_created", func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelCreated) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelCreated) error {
 					return write(ctx, tx, e.TrackingParcelEvent, false)
 				}),
-				messaging.Apply("tracking.parcel_list.on_updated", func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelUpdated) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelUpdated) error {
 					return write(ctx, tx, e.TrackingParcelEvent, false)
 				}),
-				messaging.Apply("tracking.parcel_list.on_deleted", func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelDeleted) error {
+				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelDeleted) error {
 					return write(ctx, tx, e.TrackingParcelEvent, true)
 				}),
 			}

@@ -105,6 +105,9 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) (*domain.Parcel, error) {
 	var out *domain.Parcel
 	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		if err := postgres.LockForChange(ctx, tx, id); err != nil {
+			return err
+		}
 		p, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err
@@ -141,6 +144,9 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *d
 // Delete removes one parcel (its status updates with it) under a row lock.
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) error {
 	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		if err := postgres.LockForChange(ctx, tx, id); err != nil {
+			return err
+		}
 		p, err := load(ctx, tx, id, " FOR UPDATE")
 		if err != nil {
 			return err

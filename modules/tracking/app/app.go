@@ -24,6 +24,7 @@ type Commands struct {
 	DeleteTrackingParcel command.DeleteTrackingParcelHandler
 	CheckTrackingParcel  command.CheckTrackingParcelHandler
 	TrackShipmentParcels command.TrackShipmentParcelsHandler
+	StopTrackingChannel  command.StopTrackingChannelHandler
 }
 
 // Queries are the read use cases.
@@ -41,6 +42,7 @@ func New(repo domain.Repository, list query.TrackingParcelList, ch channels.Chan
 			DeleteTrackingParcel: command.NewDeleteTrackingParcelHandler(repo, clk),
 			CheckTrackingParcel:  command.NewCheckTrackingParcelHandler(repo, ch, providers, clk, cfg.CarrierTimeout),
 			TrackShipmentParcels: command.NewTrackShipmentParcelsHandler(repo, clk),
+			StopTrackingChannel:  command.NewStopTrackingChannelHandler(repo, clk),
 		},
 		Queries: Queries{
 			GetTrackingParcel:   query.NewGetTrackingParcelHandler(repo),

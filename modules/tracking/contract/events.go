@@ -2,7 +2,12 @@ package contract
 
 import "time"
 
-// The event types the tracking module publishes; each is its own topic.
+// Stream is the module's event stream: every event below travels on it, in
+// the order the changes were committed.
+const Stream = "tracking"
+
+// The event types the tracking module publishes, each version 1 (a
+// change of shape gets a version and an upcaster: see messaging.Upcaster).
 const (
 	EventCreated       = "tracking_parcel.created"
 	EventUpdated       = "tracking_parcel.updated"
@@ -59,3 +64,16 @@ func (TrackingParcelCreated) EventType() string       { return EventCreated }
 func (TrackingParcelUpdated) EventType() string       { return EventUpdated }
 func (TrackingParcelDeleted) EventType() string       { return EventDeleted }
 func (TrackingParcelStatusChanged) EventType() string { return EventStatusChanged }
+
+// EventStream puts every tracking parcels event on the module's stream.
+func (TrackingParcelEvent) EventStream() string         { return Stream }
+func (TrackingParcelStatusChanged) EventStream() string { return Stream }
+
+// LegacyTopics are the tables each event type had before the stream.
+func LegacyTopics() map[string]string {
+	out := make(map[string]string, len(EventTypes))
+	for _, t := range EventTypes {
+		out[t] = Stream
+	}
+	return out
+}

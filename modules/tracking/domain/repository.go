@@ -5,6 +5,7 @@ import "context"
 // Event is something that happened to a tracking parcel, published with the change.
 type Event interface {
 	EventType() string
+	EventStream() string
 }
 
 // Repository keeps tracking parcels. Each method is one short transaction
@@ -19,6 +20,8 @@ type Repository interface {
 	// GetState loads one parcel's state without its status updates (what a
 	// check needs before it calls the carrier).
 	GetState(ctx context.Context, id string) (State, error)
+	// TrackedThrough lists the parcels of a channel whose checks go on.
+	TrackedThrough(ctx context.Context, accountID, channelID string) ([]string, error)
 	// Update loads the parcel locked, lets fn change it and name the events,
 	// and saves it with its new status updates. fn does no I/O.
 	Update(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) (*Parcel, error)

@@ -276,7 +276,7 @@ func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
 		t.Fatalf("a refused edit changed the parcel: %v", got)
 	}
 	var updated int
-	if err := env.DB.Get(&updated, `SELECT count(*) FROM "watermill_tracking_parcel.updated" WHERE payload->'tracking_parcel'->>'id' = $1
+	if err := env.DB.Get(&updated, `SELECT count(*) FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated') e WHERE payload->'tracking_parcel'->>'id' = $1
 		AND payload->'tracking_parcel'->>'recipient_name' = 'Jana Nováková'`, id); err != nil || updated != 1 {
 		t.Fatalf("updated events: %d %v", updated, err)
 	}
@@ -295,7 +295,7 @@ func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
 		return len(ids(list(t, env, key, ""))) == 0
 	})
 	var deleted string
-	if err := env.DB.Get(&deleted, `SELECT payload->'tracking_parcel'->>'id' FROM "watermill_tracking_parcel.deleted"`); err != nil || deleted != id {
+	if err := env.DB.Get(&deleted, `SELECT payload->'tracking_parcel'->>'id' FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.deleted') e`); err != nil || deleted != id {
 		t.Fatalf("deleted event: %q %v", deleted, err)
 	}
 }
@@ -371,7 +371,7 @@ func TestScheduledChecksFollowTheJourney(t *testing.T) {
 	if got := getParcel(t, env, key, id); got["checks_done"] != 6.0 {
 		t.Fatalf("checked after the journey ended: %v", got["checks_done"])
 	}
-	rows, err := env.DB.Query(`SELECT payload::text FROM "watermill_tracking_parcel.status_changed" ORDER BY "offset"`)
+	rows, err := env.DB.Query(`SELECT payload::text FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.status_changed') e ORDER BY "offset"`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +446,7 @@ func TestRefreshAndFailedChecks(t *testing.T) {
 		t.Fatalf("after the failed refresh: %v", got)
 	}
 	var events int
-	if err := env.DB.Get(&events, `SELECT count(*) FROM "watermill_tracking_parcel.updated" WHERE payload->'tracking_parcel'->>'id' = $1`, down); err != nil || events != 0 {
+	if err := env.DB.Get(&events, `SELECT count(*) FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated') e WHERE payload->'tracking_parcel'->>'id' = $1`, down); err != nil || events != 0 {
 		t.Fatalf("failed checks published %d updated events (%v)", events, err)
 	}
 }

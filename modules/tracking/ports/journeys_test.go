@@ -100,7 +100,7 @@ func TestSandboxJourneysMoveShipments(t *testing.T) {
 			if j.finalShipment != "created" {
 				var changes []string
 				err := env.DB.Select(&changes, `SELECT (payload->>'previous_status') || '>' || (payload->'shipment'->>'status')
-					FROM "watermill_shipment.status_changed" WHERE payload->'shipment'->>'id' = $1 ORDER BY "offset"`, id)
+					FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.status_changed') e WHERE payload->'shipment'->>'id' = $1 ORDER BY "offset"`, id)
 				if want := "pending>created,created>shipped,shipped>" + j.finalShipment; err != nil || strings.Join(changes, ",") != want {
 					t.Fatalf("shipment status changes %v (%v), want %s", changes, err, want)
 				}

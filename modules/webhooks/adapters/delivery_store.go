@@ -15,6 +15,7 @@ import (
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
+	"shipd/platform/messaging"
 	"shipd/platform/postgres"
 	"shipd/platform/secrets"
 )
@@ -49,7 +50,15 @@ func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now
 	if err != nil {
 		return 0, fmt.Errorf("fanning out %s: %w", e.ID, err)
 	}
-	return res.RowsAffected()
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return n, err
+	}
+	// Committed: wake the delivery workers now rather than at their next tick.
+	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, messaging.NotifyChannel, command.DeliveriesDue); err != nil {
+		return n, fmt.Errorf("signalling deliveries of %s: %w", e.ID, err)
+	}
+	return n, nil
 }
 
 type deliveryRow struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // EventHandlers fan every public event of the other modules out to the
-// subscriptions that take it. One consumer group per event type.
+// subscriptions that take it.
 type EventHandlers struct {
 	app app.Application
 }
@@ -32,39 +32,46 @@ type payload struct {
 	data      map[string]any
 }
 
-// Register subscribes a handler to each type in app.EventTypes.
+// Register subscribes one consumer group per module stream, so a receiver
+// gets one resource's events in the order they happened.
 func (h EventHandlers) Register(bus *messaging.Bus) error {
 	return errors.Join(
-		fanOut(bus, h, func(e *channels.ShippingChannelCreated) payload { return channel(e.ChannelEvent) }),
-		fanOut(bus, h, func(e *channels.ShippingChannelUpdated) payload { return channel(e.ChannelEvent) }),
-		fanOut(bus, h, func(e *channels.ShippingChannelDeleted) payload { return channel(e.ChannelEvent) }),
-		fanOut(bus, h, func(e *channels.ShippingChannelValidated) payload { return channel(e.ChannelEvent) }),
-		fanOut(bus, h, func(e *channels.ShippingChannelStatusChanged) payload {
-			return withPrevious(channel(e.ChannelEvent), e.PreviousStatus)
-		}),
-		fanOut(bus, h, func(e *shipments.ShipmentCreated) payload { return shipment(e.ShipmentEvent) }),
-		fanOut(bus, h, func(e *shipments.ShipmentUpdated) payload { return shipment(e.ShipmentEvent) }),
-		fanOut(bus, h, func(e *shipments.ShipmentDeleted) payload { return shipment(e.ShipmentEvent) }),
-		fanOut(bus, h, func(e *shipments.ShipmentStatusChanged) payload {
-			return withPrevious(shipment(e.ShipmentEvent), e.PreviousStatus)
-		}),
-		fanOut(bus, h, func(e *tracking.TrackingParcelCreated) payload { return trackingParcel(e.TrackingParcelEvent) }),
-		fanOut(bus, h, func(e *tracking.TrackingParcelUpdated) payload { return trackingParcel(e.TrackingParcelEvent) }),
-		fanOut(bus, h, func(e *tracking.TrackingParcelDeleted) payload { return trackingParcel(e.TrackingParcelEvent) }),
-		// The spec fixes this body: the seven fields of StatusChange.
-		fanOut(bus, h, func(e *tracking.TrackingParcelStatusChanged) payload {
-			return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel}}
-		}),
+		bus.AddGroup("webhooks.fan_out.channels",
+			fanOut(h, func(e *channels.ShippingChannelCreated) payload { return channel(e.ChannelEvent) }),
+			fanOut(h, func(e *channels.ShippingChannelUpdated) payload { return channel(e.ChannelEvent) }),
+			fanOut(h, func(e *channels.ShippingChannelDeleted) payload { return channel(e.ChannelEvent) }),
+			fanOut(h, func(e *channels.ShippingChannelValidated) payload { return channel(e.ChannelEvent) }),
+			fanOut(h, func(e *channels.ShippingChannelStatusChanged) payload {
+				return withPrevious(channel(e.ChannelEvent), e.PreviousStatus)
+			}),
+		),
+		bus.AddGroup("webhooks.fan_out.shipments",
+			fanOut(h, func(e *shipments.ShipmentCreated) payload { return shipment(e.ShipmentEvent) }),
+			fanOut(h, func(e *shipments.ShipmentUpdated) payload { return shipment(e.ShipmentEvent) }),
+			fanOut(h, func(e *shipments.ShipmentDeleted) payload { return shipment(e.ShipmentEvent) }),
+			fanOut(h, func(e *shipments.ShipmentStatusChanged) payload {
+				return withPrevious(shipment(e.ShipmentEvent), e.PreviousStatus)
+			}),
+		),
+		bus.AddGroup("webhooks.fan_out.tracking",
+			fanOut(h, func(e *tracking.TrackingParcelCreated) payload { return trackingParcel(e.TrackingParcelEvent) }),
+			fanOut(h, func(e *tracking.TrackingParcelUpdated) payload { return trackingParcel(e.TrackingParcelEvent) }),
+			fanOut(h, func(e *tracking.TrackingParcelDeleted) payload { return trackingParcel(e.TrackingParcelEvent) }),
+			// The spec fixes this body: the seven fields of StatusChange.
+			fanOut(h, func(e *tracking.TrackingParcelStatusChanged) payload {
+				return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel}}
+			}),
+		),
 	)
 }
 
-// fanOut subscribes one event type; the consumer group is named after it.
+// fanOut is the group handler of one event type.
 func fanOut[T any, PT interface {
 	*T
 	messaging.Event
-}](bus *messaging.Bus, h EventHandlers, render func(PT) payload) error {
+}](h EventHandlers, render func(PT) payload) messaging.Handler {
 	eventType := PT(new(T)).EventType()
-	return messaging.OnEvent(bus, "webhooks.fan_out."+eventType, func(ctx context.Context, e PT) error {
+	return messaging.On(func(ctx context.Context, e PT) error {
 		p := render(e)
 		return h.app.Commands.FanOutEvent.Handle(ctx, command.FanOutEvent{
 			ID: messaging.MessageID(ctx), Type: eventType, AccountID: p.accountID, CreatedAt: p.at, Data: p.data})

@@ -8,6 +8,7 @@ import (
 	"shipd/modules/webhooks/app"
 	"shipd/modules/webhooks/app/command"
 	"shipd/platform/config"
+	"shipd/platform/messaging"
 	"shipd/platform/server"
 )
 
@@ -22,11 +23,12 @@ type DeliveryWorker struct {
 // NewDeliveryWorker returns the worker. The lease outlasts an attempt (the
 // webhook timeout) and its recording; a worker killed mid-attempt loses the
 // lease when it expires and the attempt is made again.
-func NewDeliveryWorker(application app.Application, deliveries command.Deliveries, cfg config.Config) *DeliveryWorker {
+func NewDeliveryWorker(application app.Application, deliveries command.Deliveries, wake *messaging.Wakeup, cfg config.Config) *DeliveryWorker {
 	lease := cfg.WebhookTimeout + 5*time.Second
 	w := &DeliveryWorker{app: application, deliveries: deliveries}
 	w.loop = server.ClaimLoop[command.DueDelivery]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.WebhookConcurrency,
+		Due: func() <-chan struct{} { return wake.Next(command.DeliveriesDue) },
 		Claim: func(ctx context.Context, limit int) ([]command.DueDelivery, error) {
 			return deliveries.Claim(ctx, limit, lease)
 		},

@@ -55,7 +55,7 @@ func (h CheckTrackingParcelHandler) Handle(ctx context.Context, cmd CheckTrackin
 	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
 	if fault.Is(err, fault.KindNotFound) {
 		return h.record(ctx, cmd.ID, func(p *domain.Parcel, now time.Time) {
-			p.StopTracking("the shipping channel was deleted; tracking stopped", now)
+			p.StopTracking(channelDeleted, now)
 		}, nil)
 	}
 	if err != nil {

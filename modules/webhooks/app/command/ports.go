@@ -17,6 +17,10 @@ type OutboundEvent struct {
 	Body      []byte
 }
 
+// DeliveriesDue is the signal (messaging.Wakeup.Next) a fan-out that made
+// deliveries sends once committed, so delivery workers claim them at once.
+const DeliveriesDue = "webhooks.deliveries"
+
 // Deliveries keeps the deliveries owed to subscriptions and their logs.
 type Deliveries interface {
 	// FanOut stores one delivery of the event, due now, for each active

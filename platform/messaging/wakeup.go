@@ -1,0 +1,237 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"shipd/platform/postgres"
+)
+
+// NotifyChannel is the PostgreSQL channel a committing outbox notifies, the
+// stream's name as payload; a module may signal work of its own on it.
+const NotifyChannel = "shipd_streams"
+
+// Notify tells the Wakeups of every instance, once tx commits, that
+// something new is on stream: a module's own signal of due work uses it with
+// a name of its own (e.g. "webhooks.deliveries"). PostgreSQL drops it if tx
+// rolls back and folds repeats in one transaction into one.
+func Notify(ctx context.Context, tx *sqlx.Tx, stream string) error {
+	return notify(ctx, tx, []string{stream})
+}
+
+func notify(ctx context.Context, tx *sqlx.Tx, streams []string) error {
+	for _, s := range streams {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Wakeup tells a stream's idle readers that something was committed on it.
+// It is fed by LISTEN on its own connection; each notification bumps the
+// stream's generation, which is what a reader compares (a notification that
+// arrives while a reader queries is not lost: the generation moved).
+type Wakeup struct {
+	mu    sync.Mutex
+	gen   map[string]uint64
+	next  map[string]chan struct{} // closed at the stream's next bump
+	close func() error
+}
+
+// NewWakeup listens for commits on dsn's database until Close. Without a
+// listener (dsn empty) readers fall back to polling at their safety interval.
+func NewWakeup(dsn string, logger *slog.Logger) (*Wakeup, error) {
+	w := &Wakeup{gen: map[string]uint64{}, next: map[string]chan struct{}{}, close: func() error { return nil }}
+	if dsn == "" {
+		return w, nil
+	}
+	l := pq.NewListener(dsn, 100*time.Millisecond, 5*time.Second, func(ev pq.ListenerEventType, err error) {
+		switch ev {
+		case pq.ListenerEventReconnected:
+			// Commits made while the connection was down sent nothing here.
+			w.bumpAll()
+		case pq.ListenerEventConnectionAttemptFailed:
+			logger.Debug("event listener: connecting failed; readers poll meanwhile", "err", err)
+		}
+	})
+	if err := l.Listen(NotifyChannel); err != nil && !errors.Is(err, pq.ErrChannelAlreadyOpen) {
+		l.Close()
+		if !postgres.IsUnavailable(err) {
+			return nil, err
+		}
+		// The listener keeps trying; the readers poll until it connects.
+		logger.Warn("event listener: database unavailable; readers poll until it is back", "err", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case n := <-l.Notify:
+				if n == nil { // reconnected; handled by the event callback
+					continue
+				}
+				w.bump(n.Extra)
+			}
+		}
+	}()
+	w.close = func() error { close(done); return l.Close() }
+	return w, nil
+}
+
+// Close stops listening.
+func (w *Wakeup) Close() error { return w.close() }
+
+func (w *Wakeup) bump(stream string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gen[stream]++
+	if ch, ok := w.next[stream]; ok {
+		close(ch)
+		delete(w.next, stream)
+	}
+}
+
+func (w *Wakeup) bumpAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gen[""]++ // every stream's generation includes this
+	for s, ch := range w.next {
+		close(ch)
+		delete(w.next, s)
+	}
+}
+
+// generation is the stream's count of commits seen, and a channel closed at
+// its next one.
+func (w *Wakeup) generation(stream string) (uint64, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch, ok := w.next[stream]
+	if !ok {
+		ch = make(chan struct{})
+		w.next[stream] = ch
+	}
+	return w.gen[stream] + w.gen[""], ch
+}
+
+// Next is closed at the next commit notified on stream (or on
+// Notify(channel) for a channel of a module's own, such as due work).
+func (w *Wakeup) Next(stream string) <-chan struct{} {
+	_, ch := w.generation(stream)
+	return ch
+}
+
+// Wait returns when stream's generation differs from seen, after safety, or
+// when done closes; it returns the generation then.
+func (w *Wakeup) Wait(stream string, seen uint64, safety time.Duration, done <-chan struct{}) uint64 {
+	timer := time.NewTimer(safety)
+	defer timer.Stop()
+	for {
+		gen, next := w.generation(stream)
+		if gen != seen {
+			return gen
+		}
+		select {
+		case <-next:
+		case <-timer.C:
+			return gen
+		case <-done:
+			return gen
+		}
+	}
+}
+
+// readerBackoff decides when a subscriber queries its stream again
+// (Watermill's BackoffManager): at once after a batch, at once after a
+// commit on the stream was notified, else at the safety interval. A commit
+// notified but not yet readable (Watermill reads only below the oldest
+// running transaction) is asked for again after a short, growing pause.
+type readerBackoff struct {
+	wake     *Wakeup
+	stream   string
+	safety   time.Duration
+	retry    time.Duration
+	done     <-chan struct{}
+	seen     uint64        // generation when the last query began
+	pending  time.Duration // pause while a notified commit is not readable yet
+	errorLog *throttledLog
+}
+
+func newReaderBackoff(wake *Wakeup, stream string, safety, retry time.Duration, done <-chan struct{}) *readerBackoff {
+	b := &readerBackoff{wake: wake, stream: stream, safety: safety, retry: retry, done: done, errorLog: &throttledLog{every: time.Minute}}
+	b.seen, _ = wake.generation(stream)
+	return b
+}
+
+func (b *readerBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
+	if err != nil {
+		if isDeadlock(err) {
+			return 0
+		}
+		if b.errorLog.due() {
+			logger.Error("Reading the event stream failed; trying again (repeats of this are logged once a minute)", err,
+				watermill.LogFields{"wait_time": b.retry})
+		}
+		return b.retry
+	}
+	b.errorLog.reset()
+	gen, _ := b.wake.generation(b.stream)
+	switch {
+	case !noMsg:
+		b.pending = 0
+	case gen != b.seen:
+		// Something committed since this query began; it may not have been
+		// readable yet.
+		b.pending = min(max(2*b.pending, 5*time.Millisecond), b.safety)
+		b.seen = gen
+		return b.pending
+	case b.pending > 0 && b.pending < b.safety:
+		// Still waiting for a notified commit to become readable.
+		b.pending = min(2*b.pending, b.safety)
+		return b.pending
+	default:
+		b.pending = 0
+		gen = b.wake.Wait(b.stream, b.seen, b.safety, b.done)
+	}
+	b.seen = gen
+	return 0
+}
+
+func isDeadlock(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "deadlock") || strings.Contains(s, "concurrent update")
+}
+
+// throttledLog lets a repeated error through once per interval.
+type throttledLog struct {
+	mu    sync.Mutex
+	every time.Duration
+	last  time.Time
+}
+
+func (l *throttledLog) due() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now := time.Now(); now.Sub(l.last) >= l.every {
+		l.last = now
+		return true
+	}
+	return false
+}
+
+func (l *throttledLog) reset() {
+	l.mu.Lock()
+	l.last = time.Time{}
+	l.mu.Unlock()
+}
