@@ -116,13 +116,8 @@ func seedShipmentList(ctx context.Context, s *service, n int) (listSeed, error) 
 	}
 	deleted, _ := res.RowsAffected()
 	seed.churned = updated + deleted
-	// The counters the projection keeps, from the rows.
-	_, err = s.db.ExecContext(ctx, `
-		INSERT INTO shipments.shipment_counts (account_id, status, channel_id, n)
-		SELECT account_id, status, channel_id, count(*) FROM shipments.shipment_list WHERE account_id = ANY($1) AND NOT deleted
-		GROUP BY 1, 2, 3
-		ON CONFLICT (account_id, status, channel_id) DO UPDATE SET n = excluded.n`, pq.Array(accountIDs))
-	if err != nil {
+	// The counters and block counts the projection keeps, from the rows.
+	if err := adapters.RecountShipmentList(ctx, s.db, accountIDs); err != nil {
 		return seed, fmt.Errorf("seeding counts: %w", err)
 	}
 	if _, err := s.db.ExecContext(ctx, `CHECKPOINT`); err != nil {
