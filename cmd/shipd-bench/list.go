@@ -116,13 +116,8 @@ func seedShipmentList(ctx context.Context, s *service, n int) (listSeed, error) 
 	}
 	deleted, _ := res.RowsAffected()
 	seed.churned = updated + deleted
-	// The counters the projection keeps, from the rows.
-	_, err = s.db.ExecContext(ctx, `
-		INSERT INTO shipments.shipment_counts (account_id, status, channel_id, n)
-		SELECT account_id, status, channel_id, count(*) FROM shipments.shipment_list WHERE account_id = ANY($1) AND NOT deleted
-		GROUP BY 1, 2, 3
-		ON CONFLICT (account_id, status, channel_id) DO UPDATE SET n = excluded.n`, pq.Array(accountIDs))
-	if err != nil {
+	// The counters and block counts the projection keeps, from the rows.
+	if err := adapters.RecountShipmentList(ctx, s.db, accountIDs); err != nil {
 		return seed, fmt.Errorf("seeding counts: %w", err)
 	}
 	if _, err := s.db.ExecContext(ctx, `CHECKPOINT`); err != nil {
@@ -171,6 +166,10 @@ func benchShipmentList(ctx context.Context, s *service, rows, samples int, repor
 		{name: "one channel, page 5,000", query: "?shipping_channel_id=" + second + "&page=5000", direct: page(query.ListShipments{ChannelID: second}, 5000)},
 		{name: "search (reference prefix)", query: "?search=" + url.QueryEscape("ORDER-0012"), direct: page(query.ListShipments{Search: "ORDER-0012"}, 1)},
 		{name: "search (provider shipment id)", query: "?search=SBX000000777777", direct: page(query.ListShipments{Search: "SBX000000777777"}, 1)},
+		// Every reference starts with it, as the first letters typed do.
+		{name: "search (prefix of every reference)", query: "?search=ORDER-", direct: page(query.ListShipments{Search: "ORDER-"}, 1)},
+		// Neither few matches nor few non-matches: every match is counted.
+		{name: "search (prefix of a tenth)", query: "?search=ORDER-001", direct: page(query.ListShipments{Search: "ORDER-001"}, 1)},
 	}
 	reader := adapters.NewShipmentListReader(s.db)
 	for i := range cases {
@@ -208,7 +207,7 @@ func benchShipmentList(ctx context.Context, s *service, rows, samples int, repor
 	fmt.Fprintf(report, "quarter, 15 %%, 5 %%, 5 %%) and %d tombstones of deleted ones among them; the others have %d rows\n", seed.benchTombstones, seed.rows-seed.benchLive-seed.benchTombstones)
 	fmt.Fprintf(report, "(%d tombstones in all). After a `VACUUM ANALYZE` (what autovacuum does after the bulk), %d of the account's\n", seed.tombstones, seed.churned)
 	fmt.Fprintf(report, "newest rows were updated or deleted and left for autovacuum (it ran %d times during the measurements).\n", vacuumsAfter-vacuumsBefore)
-	fmt.Fprintf(report, "%d sequential requests each after a warm-up; every answer includes `meta.total`. Target: p99 under 25 ms,\npage 5,000 no slower than 2x page 1. ", samples)
+	fmt.Fprintf(report, "%d sequential requests each after a warm-up; every answer includes `meta.total`. Target: p99 under 15 ms,\npage 5,000 no slower than 2x page 1. ", samples)
 	fmt.Fprintf(report, "Baseline: the same page asked of the read model's SQL directly (the module's\nreader over one database connection pool, no HTTP, authentication, rate limit or JSON), as many times.\n\n")
 	fmt.Fprintf(report, "| query | API p50 | API p99 | SQL alone p50 | SQL alone p99 | API / SQL (p50) | meta.total |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range cases {

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,97 +10,71 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"shipd/modules/shipments/app/query"
-	"shipd/platform/postgres"
 )
 
 // ShipmentListReader answers list queries from shipments.shipment_list.
 type ShipmentListReader struct {
-	db *sqlx.DB
+	db    *sqlx.DB
+	block int64 // the projection's shipmentListBlock
+	probe int   // searchProbe; both smaller in tests
 }
 
 // NewShipmentListReader returns the reader.
-func NewShipmentListReader(db *sqlx.DB) *ShipmentListReader { return &ShipmentListReader{db: db} }
+func NewShipmentListReader(db *sqlx.DB) *ShipmentListReader {
+	return &ShipmentListReader{db: db, block: shipmentListBlock, probe: searchProbe}
+}
 
 var _ query.ShipmentList = (*ShipmentListReader)(nil)
 
 // List returns one page, newest first (highest seq first), and the number of
-// all matches. Three shapes, each with a plan of its own:
-//   - no filter: the page's first seq is computed from the account's last seq
-//     and the tombstones above it, so page 5,000 costs what page 1 costs;
-//   - status or channel filter: the filter's (…, seq DESC) index with OFFSET;
-//   - search: the matches are found first (reference prefix index, provider
-//     id index), then sorted; they are few by nature.
+// all matches, each from one statement, so the page and the total are of
+// the same moment.
 func (r *ShipmentListReader) List(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
-	switch {
-	case q.Search != "":
+	if q.Search != "" {
 		return r.search(ctx, q)
-	case q.Status == "" && q.ChannelID == "":
-		return r.unfiltered(ctx, q)
-	default:
-		return r.filtered(ctx, q)
 	}
+	return r.browse(ctx, q)
 }
 
-func (r *ShipmentListReader) unfiltered(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
-	page := query.ShipmentPage{Records: []json.RawMessage{}}
-	total, err := r.total(ctx, q)
-	if err != nil || q.Offset >= total {
-		page.Total = total
-		return page, err
-	}
-	page.Total = total
-	var last int64
-	if err := r.db.GetContext(ctx, &last, `SELECT coalesce(max(last_seq), 0) FROM shipments.shipment_list_seq WHERE account_id = $1`, q.AccountID); err != nil {
-		return page, err
-	}
-	// The live row q.Offset places below the newest has the highest seq s
-	// with exactly q.Offset live rows above it: s = last - offset - (tombstones above s).
-	start := last - int64(q.Offset)
-	for range 64 {
-		var gaps int64
-		if err := r.db.GetContext(ctx, &gaps, `SELECT count(*) FROM shipments.shipment_list WHERE account_id = $1 AND deleted AND seq > $2`,
-			q.AccountID, start); err != nil {
-			return page, err
-		}
-		next := last - int64(q.Offset) - gaps
-		if next == start {
-			break
-		}
-		start = next
-	}
-	return page, r.records(ctx, &page, `SELECT record FROM shipments.shipment_list
-		WHERE account_id = $1 AND NOT deleted AND seq <= $2 ORDER BY seq DESC LIMIT $3`, q.AccountID, start, q.Limit)
-}
-
-func (r *ShipmentListReader) filtered(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
-	page := query.ShipmentPage{Records: []json.RawMessage{}}
-	var err error
-	if page.Total, err = r.total(ctx, q); err != nil {
-		return page, err
-	}
+// browse answers the list with no search, filtered by status, channel, both
+// or neither. The total is the counters' sum. The page's first row is found
+// from the shape's block counts: the newest block whose running total from
+// the top passes the offset holds it, and the rest of the offset is skipped
+// within that block on the shape's index (an index-only scan of fewer
+// entries than a block has seqs), so page 5,000 costs about what page 1
+// does. The page runs on into older blocks as far as it needs (seq has no
+// lower bound). The planner reads all of the shape's block counts (at most
+// last_seq / 4096 rows) and sorts them; a recursive walk of one index probe
+// per block, which stops at the page's block, was slower past a few dozen.
+func (r *ShipmentListReader) browse(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
 	where, args := filters(q)
-	// A deferred join: the page's seqs come from the filter's index alone
-	// (an index-only scan), then only the page's rows are read.
-	return page, r.records(ctx, &page, `SELECT l.record FROM shipments.shipment_list l
-		JOIN (SELECT seq FROM shipments.shipment_list WHERE `+where+` ORDER BY seq DESC LIMIT $`+itoa(len(args)+1)+` OFFSET $`+itoa(len(args)+2)+`) p
-		ON l.account_id = $1 AND l.seq = p.seq ORDER BY p.seq DESC`, append(args, q.Limit, q.Offset)...)
-}
-
-func (r *ShipmentListReader) search(ctx context.Context, q query.ListShipments) (query.ShipmentPage, error) {
-	page := query.ShipmentPage{Records: []json.RawMessage{}}
-	where, args := filters(q)
-	args = append(args, postgres.EscapeLike(q.Search)+"%", q.Search)
+	counted := strings.Replace(where, " AND NOT deleted", "", 1)
+	args = append(args, q.Status, q.ChannelID, q.Offset, q.Limit, r.block)
 	n := len(args)
-	matches := `WITH m AS MATERIALIZED (SELECT id, seq FROM shipments.shipment_list WHERE ` + where +
-		` AND (reference_number LIKE $` + itoa(n-1) + ` OR provider_shipment_id = $` + itoa(n) + `)) `
-	if err := r.db.GetContext(ctx, &page.Total, matches+`SELECT count(*) FROM m`, args...); err != nil {
-		return page, fmt.Errorf("counting shipments: %w", err)
-	}
-	return page, r.records(ctx, &page, matches+`SELECT l.record FROM m JOIN shipments.shipment_list l ON l.id = m.id
-		ORDER BY m.seq DESC LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2), append(args, q.Limit, q.Offset)...)
+	status, channel, offset := "$"+itoa(n-4), "$"+itoa(n-3), "$"+itoa(n-2)
+	limit, block := "$"+itoa(n-1), "$"+itoa(n)
+	return r.page(ctx, `
+		WITH total AS (
+			SELECT coalesce(sum(n), 0)::bigint AS n FROM shipments.shipment_counts WHERE `+counted+`
+		), start AS (
+			SELECT (block + 1) * `+block+` AS below, `+offset+` - (through - n) AS skip
+			FROM (SELECT block, n, sum(n) OVER (ORDER BY block DESC ROWS UNBOUNDED PRECEDING)::bigint AS through
+			      FROM shipments.shipment_list_blocks WHERE account_id = $1 AND status = `+status+` AND channel_id = `+channel+`
+			      ORDER BY block DESC) b
+			WHERE through > `+offset+`
+			ORDER BY block DESC LIMIT 1
+		), page AS (
+			SELECT seq FROM shipments.shipment_list
+			WHERE `+where+` AND seq < (SELECT below FROM start)
+			ORDER BY seq DESC OFFSET (SELECT skip FROM start) LIMIT `+limit+`
+		)
+		SELECT total.n, l.record FROM total
+		LEFT JOIN (page JOIN shipments.shipment_list l ON l.account_id = $1 AND l.seq = page.seq) ON true
+		ORDER BY page.seq DESC`, args...)
 }
 
-// filters builds the WHERE clause of the account and its optional filters.
+// filters builds the WHERE clause of the account's live rows and the
+// optional filters.
 func filters(q query.ListShipments) (string, []any) {
 	where := []string{"account_id = $1", "NOT deleted"}
 	args := []any{q.AccountID}
@@ -114,32 +89,31 @@ func filters(q query.ListShipments) (string, []any) {
 	return strings.Join(where, " AND "), args
 }
 
-// total comes from the counters the projection keeps.
-func (r *ShipmentListReader) total(ctx context.Context, q query.ListShipments) (int, error) {
-	where, args := filters(q)
-	where = strings.Replace(where, " AND NOT deleted", "", 1)
-	var n int
-	err := r.db.GetContext(ctx, &n, `SELECT coalesce(sum(n), 0) FROM shipments.shipment_counts WHERE `+where, args...)
+// page runs a list statement whose rows are the total and one record each;
+// an empty page is one row with the total and no record. A total of null
+// (not counted) reads as -1.
+func (r *ShipmentListReader) page(ctx context.Context, stmt string, args ...any) (query.ShipmentPage, error) {
+	page := query.ShipmentPage{Records: []json.RawMessage{}}
+	rows, err := r.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
-		return 0, fmt.Errorf("counting shipments: %w", err)
-	}
-	return n, nil
-}
-
-func (r *ShipmentListReader) records(ctx context.Context, page *query.ShipmentPage, sql string, args ...any) error {
-	rows, err := r.db.QueryContext(ctx, sql, args...)
-	if err != nil {
-		return fmt.Errorf("listing shipments: %w", err)
+		return page, fmt.Errorf("listing shipments: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
+		var total sql.NullInt64
 		var rec []byte
-		if err := rows.Scan(&rec); err != nil {
-			return err
+		if err := rows.Scan(&total, &rec); err != nil {
+			return page, fmt.Errorf("listing shipments: %w", err)
 		}
-		page.Records = append(page.Records, rec)
+		page.Total = -1
+		if total.Valid {
+			page.Total = int(total.Int64)
+		}
+		if rec != nil {
+			page.Records = append(page.Records, rec)
+		}
 	}
-	return rows.Err()
+	return page, rows.Err()
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

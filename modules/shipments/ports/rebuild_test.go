@@ -83,6 +83,7 @@ func TestRebuiltShipmentListAnswersAsBeforeCorruption(t *testing.T) {
 		{`DELETE FROM shipments.shipment_list WHERE id = $1 OR id = $2`, []any{ids[0], ids[4]}},
 		{`UPDATE shipments.shipment_list SET status = 'delivered', record = '{"id":"garbage"}' WHERE id = $1`, []any{ids[5]}},
 		{`UPDATE shipments.shipment_counts SET n = n + 3`, nil},
+		{`UPDATE shipments.shipment_list_blocks SET n = n - 100`, nil},
 		{`DELETE FROM shipments.shipment_list_seq`, nil},
 	} {
 		if _, err := env.DB.Exec(c.sql, c.args...); err != nil {
