@@ -54,7 +54,7 @@ func shipmentHistory(t *testing.T, rng *rand.Rand, account string, s modelShipme
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, listEvent{messaging.StoredMessage{Topic: topic, UUID: ids.New(ids.Event), Payload: payload}, s.version, deleted, s})
+		out = append(out, listEvent{messaging.StoredMessage{Topic: contract.Stream, Name: topic, UUID: ids.New(ids.Event), Payload: payload}, s.version, deleted, s})
 	}
 	provider := s.providerID
 	s.status, s.providerID = "pending", nil
@@ -99,7 +99,7 @@ func TestEveryListShapeAnswersWhatTheEventsImply(t *testing.T) {
 	list, reader := adapters.NewShipmentListForTest(db, 8, 6)
 	appliers := map[string]messaging.Applier{}
 	for _, a := range list.Definition().Appliers(projection.Live) {
-		appliers[a.Topic()] = a
+		appliers[a.EventType()] = a
 	}
 	rng := rand.New(rand.NewPCG(18, 15))
 	account, neighbour := ids.New(ids.Account), ids.New(ids.Account)
@@ -178,8 +178,8 @@ func TestEveryListShapeAnswersWhatTheEventsImply(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range batch {
-			if err := appliers[e.message.Topic].ApplyStored(ctx, tx, e.message); err != nil {
-				t.Fatalf("applying %s v%d: %v", e.message.Topic, e.version, err)
+			if err := appliers[e.message.Name].ApplyStored(ctx, tx, e.message); err != nil {
+				t.Fatalf("applying %s v%d: %v", e.message.Name, e.version, err)
 			}
 			var envelope contract.ShipmentEvent
 			_ = json.Unmarshal(e.message.Payload, &envelope)
@@ -292,7 +292,7 @@ func TestBlocksCountedFromRowsAsTheProjectionKeepsThem(t *testing.T) {
 	ctx := context.Background()
 	appliers := map[string]messaging.Applier{}
 	for _, a := range adapters.NewShipmentListProjection(db).Definition().Appliers(projection.Live) {
-		appliers[a.Topic()] = a
+		appliers[a.EventType()] = a
 	}
 	rng := rand.New(rand.NewPCG(0, 10))
 	accounts := []string{ids.New(ids.Account), ids.New(ids.Account)}
@@ -300,7 +300,7 @@ func TestBlocksCountedFromRowsAsTheProjectionKeepsThem(t *testing.T) {
 	for i := range 60 {
 		s := modelShipment{id: ids.New(ids.Shipment), reference: fmt.Sprintf("R%d", i), channel: channels[i%2]}
 		for _, e := range shipmentHistory(t, rng, accounts[i%2], s) {
-			if err := applyOne(ctx, db, appliers[e.message.Topic], e.message); err != nil {
+			if err := applyOne(ctx, db, appliers[e.message.Name], e.message); err != nil {
 				t.Fatal(err)
 			}
 		}
