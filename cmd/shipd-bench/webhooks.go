@@ -129,8 +129,10 @@ func benchWebhooks(ctx context.Context, api *service, dsn string, n, samples int
 		texts[i] = string(b)
 	}
 	seed := func() error {
-		_, err := api.db.ExecContext(ctx, `INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, body, next_attempt_at, created_at)
-			SELECT $1, $2, 'evt_seed' || lpad(i::text, 8, '0'), 'shipment.updated', body, now(), now()
+		// Each its own shipment, as in benchBody: every claim checks that no
+		// earlier event of the shipment goes first.
+		_, err := api.db.ExecContext(ctx, `INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, body, next_attempt_at, created_at)
+			SELECT $1, $2, 'evt_seed' || lpad(i::text, 8, '0'), 'shipment.updated', 'sh_bench' || lpad((i - 1)::text, 8, '0'), body, now(), now()
 			FROM unnest($3::text[]) WITH ORDINALITY AS t(body, i)`, subID, api.account, texts)
 		return err
 	}

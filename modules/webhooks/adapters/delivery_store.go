@@ -39,13 +39,15 @@ func NewDeliveryStore(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *DeliveryS
 var _ command.Deliveries = (*DeliveryStore)(nil)
 
 // FanOut inserts one delivery per matching subscription in one statement;
-// the (subscription, event) key makes a redelivered event add nothing.
+// the (subscription, event) key makes a redelivered event add nothing. The
+// id the sequence gives each row is its place in its resource's order:
+// events of one resource fanned out one after the other get rising ids.
 func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `
-		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, body, next_attempt_at, created_at)
-		SELECT id, account_id, $3, $2, $4, $5, $5 FROM webhooks.subscriptions
+		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, body, next_attempt_at, created_at)
+		SELECT id, account_id, $3, $2, NULLIF($6, ''), $4, $5, $5 FROM webhooks.subscriptions
 		WHERE account_id = $1 AND active AND deleted_at IS NULL AND $2 = ANY (events)
-		ON CONFLICT (subscription_id, event_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now)
+		ON CONFLICT (subscription_id, event_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now, e.ResourceID)
 	if err != nil {
 		return 0, fmt.Errorf("fanning out %s: %w", e.ID, err)
 	}
@@ -71,7 +73,12 @@ func (r deliveryRow) delivery() domain.Delivery {
 }
 
 // Claim leases due deliveries, the longest overdue first, with their
-// subscription's URL, secret and state.
+// subscription's URL, secret and state. A first attempt waits while an
+// earlier delivery (a lower id) of the same subscription and resource has
+// no attempt recorded and is not finished: it is due, or in flight under
+// another claim. The check reads attempts, not leases, so an attempt made
+// but not yet recorded still goes first; a first attempt that failed frees
+// the next one, whose own retries then keep their schedule.
 func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duration) ([]command.DueDelivery, error) {
 	now := s.clock.Now()
 	until := now.Add(lease)
@@ -84,8 +91,12 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 	err := s.db.SelectContext(ctx, &rows, `
 		WITH claimed AS (
 			UPDATE webhooks.deliveries d SET lease_until = $2
-			FROM (SELECT id FROM webhooks.deliveries
+			FROM (SELECT id FROM webhooks.deliveries c
 			      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			        AND (attempts > 0 OR resource_id IS NULL OR NOT EXISTS (
+			            SELECT FROM webhooks.deliveries e
+			            WHERE e.subscription_id = c.subscription_id AND e.resource_id = c.resource_id AND e.id < c.id
+			              AND e.attempts = 0 AND e.next_attempt_at IS NOT NULL))
 			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
 			WHERE d.id = due.id
 			RETURNING d.*)

@@ -10,22 +10,29 @@ import (
 // OutboundEvent is one event of another module, rendered as the body every
 // subscription to its type receives.
 type OutboundEvent struct {
-	ID        string
-	Type      string
-	AccountID string
-	CreatedAt time.Time
-	Body      []byte
+	ID         string
+	Type       string
+	AccountID  string
+	CreatedAt  time.Time
+	ResourceID string // the channel, shipment or tracking parcel it is about; empty for none
+	Body       []byte
 }
 
 // Deliveries keeps the deliveries owed to subscriptions and their logs.
 type Deliveries interface {
 	// FanOut stores one delivery of the event, due now, for each active
 	// subscription of the account that takes its type. Seeing the same
-	// event again adds nothing. It returns how many deliveries it stored.
+	// event again adds nothing. Each delivery's place in its resource's
+	// order is taken here: the events of one resource must be fanned out one
+	// after the other, in the order they happened. It returns how many
+	// deliveries it stored.
 	FanOut(ctx context.Context, e OutboundEvent, now time.Time) (int64, error)
 	// Claim leases up to limit due deliveries for lease, the longest
 	// overdue first, skipping those another worker holds, each with where
-	// and how its subscription wants it sent.
+	// and how its subscription wants it sent. A first attempt is claimed
+	// only once every earlier event of the same resource to the same
+	// subscription has had its first attempt recorded (or was cancelled):
+	// first attempts go in event order; retries keep their schedule.
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]DueDelivery, error)
 	// Release gives back claims never attempted (shutdown); a delivery whose
 	// lease has changed since (another worker's claim) is left alone.
