@@ -79,6 +79,11 @@ func (r deliveryRow) delivery() domain.Delivery {
 // another claim. The check reads attempts, not leases, so an attempt made
 // but not yet recorded still goes first; a first attempt that failed frees
 // the next one, whose own retries then keep their schedule.
+//
+// The claim commits without waiting for its flush to disk (unflushed): a
+// lease lost in a crash of PostgreSQL is a delivery claimable again at
+// once, the same at-least-once as a lease that ran out, and the attempt's
+// record, which does wait, flushes the claim before it.
 func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duration) ([]command.DueDelivery, error) {
 	now := s.clock.Now()
 	until := now.Add(lease)
@@ -89,7 +94,8 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 		Active bool   `db:"active"`
 	}
 	err := s.db.SelectContext(ctx, &rows, `
-		WITH claimed AS (
+		WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+		claimed AS (
 			UPDATE webhooks.deliveries d SET lease_until = $2
 			FROM (SELECT id FROM webhooks.deliveries c
 			      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
@@ -102,7 +108,7 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 			RETURNING d.*)
 		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, c.body, c.attempts, c.first_failed_at,
 		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
-		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id`, now, until, limit)
+		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id CROSS JOIN unflushed`, now, until, limit)
 	if err != nil {
 		return nil, fmt.Errorf("claiming webhook deliveries: %w", err)
 	}
@@ -229,7 +235,7 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 		fresh = append(fresh, r)
 		d := r.claimed
 		entry, keep := r.fn(&d, true)
-		ds.add(r.claimed.Attempts, &d)
+		ds.add(r.claimed.Attempts, &d, attemptAt(entry, keep))
 		if keep {
 			if err := logs.add(entry); err != nil {
 				return nil, err
@@ -255,23 +261,27 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 
 // recordStatement writes deliveries' new states, each only if the stored
 // delivery is still pending with the attempts it had when claimed, and the
-// attempts' logs: those whose delivery it updated, or every one when $24
+// attempts' logs: those whose delivery it updated, or every one when $23
 // is true (the deliveries are locked and the attempts applied to them as
 // stored, so a log is kept even when its delivery had already finished).
+// A log's request body is left NULL: it is its delivery's body, the bytes
+// every attempt sends, read from there; last_attempt_at keeps the delivery
+// until its logs are purged.
 const recordStatement = `
 	WITH updated AS (
 		UPDATE webhooks.deliveries d SET attempts = u.attempts, first_failed_at = u.first_failed_at,
-			next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL
-		FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::timestamptz[], $5::timestamptz[], $6::text[])
-			AS u(id, claimed_attempts, attempts, first_failed_at, next_attempt_at, outcome)
+			next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL,
+			last_attempt_at = GREATEST(d.last_attempt_at, u.last_attempt_at)
+		FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::timestamptz[])
+			AS u(id, claimed_attempts, attempts, first_failed_at, next_attempt_at, outcome, last_attempt_at)
 		WHERE d.id = u.id AND d.attempts = u.claimed_attempts AND d.outcome = 'pending'
 		RETURNING d.id),
 	logged AS (
 		INSERT INTO webhooks.delivery_log (id, subscription_id, account_id, delivery_id, event_id, event_type, status, url,
-			request_headers, request_body, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
-		SELECT l.* FROM unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[],
-			$15::json[], $16::text[], $17::integer[], $18::text[], $19::integer[], $20::text[], $21::integer[], $22::timestamptz[], $23::timestamptz[])
-			AS l(id, subscription_id, account_id, delivery_id, event_id, event_type, status, url, request_headers, request_body,
+			request_headers, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
+		SELECT l.* FROM unnest($8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::text[], $15::text[],
+			$16::json[], $17::integer[], $18::text[], $19::integer[], $20::text[], $21::integer[], $22::timestamptz[], $23::timestamptz[])
+			AS l(id, subscription_id, account_id, delivery_id, event_id, event_type, status, url, request_headers,
 			     response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
 		WHERE $24 OR l.delivery_id IN (SELECT id FROM updated))
 	SELECT id FROM updated`
@@ -279,37 +289,48 @@ const recordStatement = `
 // deliveryStates are deliveries' new states, a slice per column, with the
 // attempts each had when claimed.
 type deliveryStates struct {
-	id, claimedAttempts, attempts []int64
-	firstFailedAt, nextAttemptAt  []*time.Time
-	outcome                       []string
+	id, claimedAttempts, attempts               []int64
+	firstFailedAt, nextAttemptAt, lastAttemptAt []*time.Time
+	outcome                                     []string
 }
 
-func (c *deliveryStates) add(claimedAttempts int, d *domain.Delivery) {
+// add notes d's new state; attemptAt is when the attempt logged with it was
+// made, nil when none was.
+func (c *deliveryStates) add(claimedAttempts int, d *domain.Delivery, attemptAt *time.Time) {
 	c.id = append(c.id, d.ID)
 	c.claimedAttempts = append(c.claimedAttempts, int64(claimedAttempts))
 	c.attempts = append(c.attempts, int64(d.Attempts))
 	c.firstFailedAt = append(c.firstFailedAt, d.FirstFailedAt)
 	c.nextAttemptAt = append(c.nextAttemptAt, d.NextAttemptAt)
 	c.outcome = append(c.outcome, string(d.Outcome))
+	c.lastAttemptAt = append(c.lastAttemptAt, attemptAt)
 }
 
 func (c *deliveryStates) args() []any {
 	return []any{pq.Array(c.id), pq.Array(c.claimedAttempts), pq.Array(c.attempts), pq.GenericArray{A: c.firstFailedAt},
-		pq.GenericArray{A: c.nextAttemptAt}, pq.Array(c.outcome)}
+		pq.GenericArray{A: c.nextAttemptAt}, pq.Array(c.outcome), pq.GenericArray{A: c.lastAttemptAt}}
+}
+
+// attemptAt is when the logged attempt was made, nil when nothing is logged.
+func attemptAt(e domain.LogEntry, keep bool) *time.Time {
+	if !keep {
+		return nil
+	}
+	return &e.CreatedAt
 }
 
 // attemptLogs are log entries, a slice per column of webhooks.delivery_log.
 type attemptLogs struct {
-	id, subscriptionID, accountID                     []string
-	deliveryID                                        []int64
-	eventID, eventType, status, url, headers, reqBody []string
-	responseStatus                                    []int64
-	responseBody                                      []string
-	durationMS                                        []int64
-	errorMessage                                      []*string
-	attempt                                           []int64
-	nextRetryAt                                       []*time.Time
-	createdAt                                         []time.Time
+	id, subscriptionID, accountID            []string
+	deliveryID                               []int64
+	eventID, eventType, status, url, headers []string
+	responseStatus                           []int64
+	responseBody                             []string
+	durationMS                               []int64
+	errorMessage                             []*string
+	attempt                                  []int64
+	nextRetryAt                              []*time.Time
+	createdAt                                []time.Time
 }
 
 func (c *attemptLogs) add(e domain.LogEntry) error {
@@ -326,7 +347,6 @@ func (c *attemptLogs) add(e domain.LogEntry) error {
 	c.status = append(c.status, e.Status)
 	c.url = append(c.url, e.URL)
 	c.headers = append(c.headers, string(headers))
-	c.reqBody = append(c.reqBody, e.RequestBody)
 	c.responseStatus = append(c.responseStatus, int64(e.ResponseStatus))
 	c.responseBody = append(c.responseBody, storableText(e.ResponseBody))
 	c.durationMS = append(c.durationMS, e.DurationMS)
@@ -339,7 +359,7 @@ func (c *attemptLogs) add(e domain.LogEntry) error {
 
 func (c *attemptLogs) args() []any {
 	return []any{pq.Array(c.id), pq.Array(c.subscriptionID), pq.Array(c.accountID), pq.Array(c.deliveryID), pq.Array(c.eventID),
-		pq.Array(c.eventType), pq.Array(c.status), pq.Array(c.url), pq.Array(c.headers), pq.Array(c.reqBody), pq.Array(c.responseStatus),
+		pq.Array(c.eventType), pq.Array(c.status), pq.Array(c.url), pq.Array(c.headers), pq.Array(c.responseStatus),
 		pq.Array(c.responseBody), pq.Array(c.durationMS), pq.GenericArray{A: c.errorMessage}, pq.Array(c.attempt),
 		pq.GenericArray{A: c.nextRetryAt}, pq.GenericArray{A: c.createdAt}}
 }
@@ -384,7 +404,7 @@ func recordLocked(ctx context.Context, db *sqlx.DB, batch []*recording) error {
 			}
 			stored := d.Attempts
 			entry, keep := r.fn(d, active[d.SubscriptionID])
-			ds.add(stored, d)
+			ds.add(stored, d, attemptAt(entry, keep))
 			if keep {
 				if err := logs.add(entry); err != nil {
 					return err
@@ -407,12 +427,15 @@ func storableText(s string) string {
 // purgeBatch bounds one delete, so a purge never holds many locks for long.
 const purgeBatch = 5000
 
-// Purge deletes, batch by batch, logs and finished deliveries created before
-// before, and subscriptions deleted before it.
+// Purge deletes, batch by batch, logs made before before, finished
+// deliveries whose last attempt (or creation, without one) came before it,
+// and subscriptions deleted before it. Logs go first: a delivery, whose
+// body its logs show, is never purged before them.
 func (s *DeliveryStore) Purge(ctx context.Context, before time.Time) (int64, error) {
 	statements := []string{
 		`DELETE FROM webhooks.delivery_log WHERE id IN (SELECT id FROM webhooks.delivery_log WHERE created_at < $1 LIMIT $2)`,
-		`DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries WHERE created_at < $1 AND next_attempt_at IS NULL LIMIT $2)`,
+		`DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries
+			WHERE coalesce(last_attempt_at, created_at) < $1 AND next_attempt_at IS NULL LIMIT $2)`,
 		`DELETE FROM webhooks.subscriptions WHERE id IN (SELECT id FROM webhooks.subscriptions WHERE deleted_at < $1 LIMIT $2)`,
 	}
 	var total int64
