@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,12 +30,18 @@ type DeliveryStore struct {
 	mu      sync.Mutex   // guards queue and writing
 	queue   []*recording // attempts waiting for the next group commit
 	writing bool         // a caller is writing batches
+
+	firstAttempts chan struct{} // see FirstAttemptsRecorded
 }
 
 // NewDeliveryStore returns the store.
 func NewDeliveryStore(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *DeliveryStore {
-	return &DeliveryStore{db: db, box: box, clock: clk}
+	return &DeliveryStore{db: db, box: box, clock: clk, firstAttempts: make(chan struct{}, 1)}
 }
+
+// FirstAttemptsRecorded signals after a group commit that wrote a first
+// attempt of a delivery with a resource.
+func (s *DeliveryStore) FirstAttemptsRecorded() <-chan struct{} { return s.firstAttempts }
 
 var _ command.Deliveries = (*DeliveryStore)(nil)
 
@@ -60,6 +67,7 @@ type deliveryRow struct {
 	AccountID      string     `db:"account_id"`
 	EventID        string     `db:"event_id"`
 	EventType      string     `db:"event_type"`
+	ResourceID     string     `db:"resource_id"`
 	Body           string     `db:"body"`
 	Attempts       int        `db:"attempts"`
 	FirstFailedAt  *time.Time `db:"first_failed_at"`
@@ -69,7 +77,7 @@ type deliveryRow struct {
 
 func (r deliveryRow) delivery() domain.Delivery {
 	return domain.Delivery{ID: r.ID, SubscriptionID: r.SubscriptionID, AccountID: r.AccountID, EventID: r.EventID, EventType: r.EventType,
-		Body: []byte(r.Body), Attempts: r.Attempts, FirstFailedAt: r.FirstFailedAt, NextAttemptAt: r.NextAttemptAt, Outcome: domain.Outcome(r.Outcome)}
+		ResourceID: r.ResourceID, Body: []byte(r.Body), Attempts: r.Attempts, FirstFailedAt: r.FirstFailedAt, NextAttemptAt: r.NextAttemptAt, Outcome: domain.Outcome(r.Outcome)}
 }
 
 // Claim leases due deliveries, the longest overdue first, with their
@@ -106,7 +114,7 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
 			WHERE d.id = due.id
 			RETURNING d.*)
-		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, c.body, c.attempts, c.first_failed_at,
+		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, coalesce(c.resource_id, '') AS resource_id, c.body, c.attempts, c.first_failed_at,
 		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
 		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id CROSS JOIN unflushed`, now, until, limit)
 	if err != nil {
@@ -212,10 +220,16 @@ const (
 
 func (s *DeliveryStore) recordBatch(ctx context.Context, batch []*recording) error {
 	stale, err := recordAsClaimed(ctx, s.db, batch)
-	if err != nil || len(stale) == 0 {
-		return err
+	if err == nil && len(stale) > 0 {
+		err = recordLocked(ctx, s.db, stale)
 	}
-	return recordLocked(ctx, s.db, stale)
+	if err == nil && slices.ContainsFunc(batch, func(r *recording) bool { return r.claimed.Attempts == 0 && r.claimed.ResourceID != "" }) {
+		select {
+		case s.firstAttempts <- struct{}{}:
+		default: // a signal is already waiting
+		}
+	}
+	return err
 }
 
 // recordAsClaimed writes the batch's attempts as applied to the claimed
@@ -373,7 +387,7 @@ func recordLocked(ctx context.Context, db *sqlx.DB, batch []*recording) error {
 	return postgres.InTx(ctx, db, func(tx *sqlx.Tx) error {
 		// Locked in id order, so two instances' batches cannot deadlock.
 		var rows []deliveryRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT id, subscription_id, account_id, event_id, event_type, '' AS body, attempts,
+		if err := tx.SelectContext(ctx, &rows, `SELECT id, subscription_id, account_id, event_id, event_type, coalesce(resource_id, '') AS resource_id, '' AS body, attempts,
 			first_failed_at, next_attempt_at, outcome FROM webhooks.deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE`, pq.Array(ids)); err != nil {
 			return fmt.Errorf("loading webhook deliveries: %w", err)
 		}

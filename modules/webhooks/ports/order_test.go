@@ -173,3 +173,44 @@ func TestFailedFirstAttemptDoesNotHoldBackTheNextEvent(t *testing.T) {
 		t.Fatalf("first attempts in the order %s", got)
 	}
 }
+
+// The next event of a resource is claimed as soon as the first attempt
+// before it is recorded, not at the worker's next poll: a burst of one
+// resource's events goes at the receiver's pace.
+func TestHeldBackEventsGoWhenTheEarlierIsRecorded(t *testing.T) {
+	const poll = 3 * time.Second
+	env, _ := manualEnv(t, apptest.WithConfig(func(c *config.Config) { c.WorkerPollInterval = poll }))
+	key := env.NewKey("acme")
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	rc := newFirstSight(t, func(_ string, seq, _ int) int {
+		if seq == 0 {
+			close(arrived)
+			<-release
+		}
+		return http.StatusNoContent
+	})
+	sub := subscribe(t, env, key, map[string]any{"name": "n", "url": rc.URL, "events": []string{"shipment.updated"}})
+	account := accountOf(t, env, sub["id"].(string))
+	fan := fanOut(t, env)
+	fan(account, "sh_1", 0)
+	<-arrived
+	const events = 4
+	for seq := 1; seq < events; seq++ {
+		fan(account, "sh_1", seq)
+	}
+	time.Sleep(poll + poll/2) // a poll has found them held back
+	start := time.Now()
+	free()
+	apptest.Eventually(t, 10*time.Second, "the held-back events", func() bool { n, _ := rc.seen(); return n == events })
+	if took := time.Since(start); took > poll {
+		t.Fatalf("%d held-back events took %s, longer than one poll (%s)", events-1, took, poll)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if got := fmt.Sprint(rc.order["sh_1"]); got != "[0 1 2 3]" {
+		t.Fatalf("first attempts in the order %s", got)
+	}
+}

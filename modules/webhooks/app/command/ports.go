@@ -51,6 +51,11 @@ type Deliveries interface {
 	// attempt a crash keeps from being written is made again when its lease
 	// runs out.
 	Record(ctx context.Context, claimed domain.Delivery, fn func(d *domain.Delivery, subscriptionActive bool) (entry domain.LogEntry, keep bool)) error
+	// FirstAttemptsRecorded signals, coalesced and never blocking, when
+	// first attempts of deliveries with a resource have been written: the
+	// next events of those resources may be claimed now, not at the next
+	// poll.
+	FirstAttemptsRecorded() <-chan struct{}
 	// Purge deletes logs, finished deliveries and deleted subscriptions
 	// older than before.
 	Purge(ctx context.Context, before time.Time) (int64, error)
