@@ -28,12 +28,37 @@ ALTER TABLE webhooks.deliveries ADD COLUMN last_attempt_at timestamptz;
 DROP INDEX webhooks.deliveries_created_idx;
 CREATE INDEX deliveries_finished_idx ON webhooks.deliveries ((coalesce(last_attempt_at, created_at))) WHERE next_attempt_at IS NULL;
 
+-- The body is the event's, the same for every subscription's delivery of
+-- it: kept once per event, out of the delivery row, which the claim and the
+-- record rewrite and which is now small. The unique key leads with the
+-- event so the purge finds an event's deliveries.
+CREATE TABLE webhooks.event_bodies (
+    event_id    text PRIMARY KEY,
+    body        text NOT NULL,
+    created_at  timestamptz NOT NULL
+);
+CREATE INDEX event_bodies_created_idx ON webhooks.event_bodies (created_at);
+INSERT INTO webhooks.event_bodies (event_id, body, created_at)
+    SELECT DISTINCT ON (event_id) event_id, body, created_at FROM webhooks.deliveries ORDER BY event_id, created_at;
+ALTER TABLE webhooks.deliveries DROP COLUMN body;
+ALTER TABLE webhooks.deliveries DROP CONSTRAINT deliveries_subscription_event_key;
+ALTER TABLE webhooks.deliveries ADD CONSTRAINT deliveries_event_subscription_key UNIQUE (event_id, subscription_id);
+ALTER TABLE webhooks.deliveries ADD CONSTRAINT deliveries_event_body_fkey
+    FOREIGN KEY (event_id) REFERENCES webhooks.event_bodies (event_id);
+
 -- +goose Down
+ALTER TABLE webhooks.deliveries DROP CONSTRAINT deliveries_event_body_fkey;
+ALTER TABLE webhooks.deliveries DROP CONSTRAINT deliveries_event_subscription_key;
+ALTER TABLE webhooks.deliveries ADD CONSTRAINT deliveries_subscription_event_key UNIQUE (subscription_id, event_id);
+ALTER TABLE webhooks.deliveries ADD COLUMN body text;
+UPDATE webhooks.deliveries d SET body = b.body FROM webhooks.event_bodies b WHERE b.event_id = d.event_id;
+ALTER TABLE webhooks.deliveries ALTER COLUMN body SET NOT NULL;
 DROP INDEX webhooks.deliveries_finished_idx;
 CREATE INDEX deliveries_created_idx ON webhooks.deliveries (created_at);
 UPDATE webhooks.delivery_log l SET request_body = d.body FROM webhooks.deliveries d WHERE l.request_body IS NULL AND d.id = l.delivery_id;
 DELETE FROM webhooks.delivery_log WHERE request_body IS NULL;
 ALTER TABLE webhooks.delivery_log ALTER COLUMN request_body SET NOT NULL;
+DROP TABLE webhooks.event_bodies;
 ALTER TABLE webhooks.deliveries DROP COLUMN last_attempt_at;
 ALTER TABLE webhooks.deliveries RESET (fillfactor);
 DROP INDEX webhooks.deliveries_unattempted_idx;

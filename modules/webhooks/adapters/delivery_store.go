@@ -45,16 +45,23 @@ func (s *DeliveryStore) FirstAttemptsRecorded() <-chan struct{} { return s.first
 
 var _ command.Deliveries = (*DeliveryStore)(nil)
 
-// FanOut inserts one delivery per matching subscription in one statement;
-// the (subscription, event) key makes a redelivered event add nothing. The
-// id the sequence gives each row is its place in its resource's order:
-// events of one resource fanned out one after the other get rising ids.
+// FanOut stores the body once, for the event, and one delivery per
+// matching subscription, in one statement; the (event, subscription) key
+// makes a redelivered event add nothing. The id the sequence gives each
+// row is its place in its resource's order: events of one resource fanned
+// out one after the other get rising ids.
 func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `
-		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, body, next_attempt_at, created_at)
-		SELECT id, account_id, $3, $2, NULLIF($6, ''), $4, $5, $5 FROM webhooks.subscriptions
-		WHERE account_id = $1 AND active AND deleted_at IS NULL AND $2 = ANY (events)
-		ON CONFLICT (subscription_id, event_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now, e.ResourceID)
+		WITH takers AS (
+			SELECT id, account_id FROM webhooks.subscriptions
+			WHERE account_id = $1 AND active AND deleted_at IS NULL AND $2 = ANY (events)),
+		body AS (
+			INSERT INTO webhooks.event_bodies (event_id, body, created_at)
+			SELECT $3, $4, $5 WHERE EXISTS (SELECT FROM takers)
+			ON CONFLICT (event_id) DO NOTHING)
+		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, next_attempt_at, created_at)
+		SELECT id, account_id, $3, $2, NULLIF($6, ''), $5, $5 FROM takers
+		ON CONFLICT (event_id, subscription_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now, e.ResourceID)
 	if err != nil {
 		return 0, fmt.Errorf("fanning out %s: %w", e.ID, err)
 	}
@@ -114,9 +121,10 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
 			WHERE d.id = due.id
 			RETURNING d.*)
-		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, coalesce(c.resource_id, '') AS resource_id, c.body, c.attempts, c.first_failed_at,
+		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, coalesce(c.resource_id, '') AS resource_id, b.body, c.attempts, c.first_failed_at,
 		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
-		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id CROSS JOIN unflushed`, now, until, limit)
+		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id
+		JOIN webhooks.event_bodies b ON b.event_id = c.event_id CROSS JOIN unflushed`, now, until, limit)
 	if err != nil {
 		return nil, fmt.Errorf("claiming webhook deliveries: %w", err)
 	}
@@ -278,9 +286,9 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 // attempts' logs: those whose delivery it updated, or every one when $23
 // is true (the deliveries are locked and the attempts applied to them as
 // stored, so a log is kept even when its delivery had already finished).
-// A log's request body is left NULL: it is its delivery's body, the bytes
-// every attempt sends, read from there; last_attempt_at keeps the delivery
-// until its logs are purged.
+// A log's request body is left NULL: it is its event's body, the bytes
+// every attempt sends, read from there; last_attempt_at keeps the delivery,
+// and with it the body, until its logs are purged.
 const recordStatement = `
 	WITH updated AS (
 		UPDATE webhooks.deliveries d SET attempts = u.attempts, first_failed_at = u.first_failed_at,
@@ -443,13 +451,16 @@ const purgeBatch = 5000
 
 // Purge deletes, batch by batch, logs made before before, finished
 // deliveries whose last attempt (or creation, without one) came before it,
-// and subscriptions deleted before it. Logs go first: a delivery, whose
-// body its logs show, is never purged before them.
+// the bodies of events older than it that no delivery is left of, and
+// subscriptions deleted before it. Logs go first, then deliveries, then
+// bodies: the body a log shows is never purged before the log.
 func (s *DeliveryStore) Purge(ctx context.Context, before time.Time) (int64, error) {
 	statements := []string{
 		`DELETE FROM webhooks.delivery_log WHERE id IN (SELECT id FROM webhooks.delivery_log WHERE created_at < $1 LIMIT $2)`,
 		`DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries
 			WHERE coalesce(last_attempt_at, created_at) < $1 AND next_attempt_at IS NULL LIMIT $2)`,
+		`DELETE FROM webhooks.event_bodies WHERE event_id IN (SELECT b.event_id FROM webhooks.event_bodies b
+			WHERE b.created_at < $1 AND NOT EXISTS (SELECT FROM webhooks.deliveries d WHERE d.event_id = b.event_id) LIMIT $2)`,
 		`DELETE FROM webhooks.subscriptions WHERE id IN (SELECT id FROM webhooks.subscriptions WHERE deleted_at < $1 LIMIT $2)`,
 	}
 	var total int64
