@@ -209,10 +209,11 @@ func TestRetentionKeepsTheBodyWhileItsLogsStay(t *testing.T) {
 		}
 	}
 	clk.Set(t0.Add(24*time.Hour + 30*24*time.Hour + time.Second)) // the last attempt is 30 days and 1 s old
-	apptest.Eventually(t, 10*time.Second, "the delivery purged with its last log", func() bool {
-		var deliveries int
+	apptest.Eventually(t, 10*time.Second, "the delivery and the body purged with the last log", func() bool {
+		var deliveries, bodies int
 		_ = env.DB.Get(&deliveries, `SELECT count(*) FROM webhooks.deliveries`)
-		return deliveries == 0 && len(logsOf(t, env, key, id, "")) == 0
+		_ = env.DB.Get(&bodies, `SELECT count(*) FROM webhooks.event_bodies`)
+		return deliveries == 0 && bodies == 0 && len(logsOf(t, env, key, id, "")) == 0
 	})
 }
 
