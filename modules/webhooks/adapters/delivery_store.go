@@ -283,7 +283,7 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 
 // recordStatement writes deliveries' new states, each only if the stored
 // delivery is still pending with the attempts it had when claimed, and the
-// attempts' logs: those whose delivery it updated, or every one when $23
+// attempts' logs: those whose delivery it updated, or every one when $24
 // is true (the deliveries are locked and the attempts applied to them as
 // stored, so a log is kept even when its delivery had already finished).
 // A log's request body is left NULL: it is its event's body, the bytes
