@@ -32,11 +32,14 @@ type DeliveryStore struct {
 	writing bool         // a caller is writing batches
 
 	firstAttempts chan struct{} // see FirstAttemptsRecorded
+
+	claim, record prepared
 }
 
 // NewDeliveryStore returns the store.
 func NewDeliveryStore(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *DeliveryStore {
-	return &DeliveryStore{db: db, box: box, clock: clk, firstAttempts: make(chan struct{}, 1)}
+	return &DeliveryStore{db: db, box: box, clock: clk, firstAttempts: make(chan struct{}, 1),
+		claim: prepared{query: claimStatement}, record: prepared{query: recordStatement}}
 }
 
 // FirstAttemptsRecorded signals after a group commit that wrote a first
@@ -108,23 +111,10 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 		Secret string `db:"secret"`
 		Active bool   `db:"active"`
 	}
-	err := s.db.SelectContext(ctx, &rows, `
-		WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
-		claimed AS (
-			UPDATE webhooks.deliveries d SET lease_until = $2
-			FROM (SELECT id FROM webhooks.deliveries c
-			      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-			        AND (attempts > 0 OR resource_id IS NULL OR NOT EXISTS (
-			            SELECT FROM webhooks.deliveries e
-			            WHERE e.subscription_id = c.subscription_id AND e.resource_id = c.resource_id AND e.id < c.id
-			              AND e.attempts = 0 AND e.next_attempt_at IS NOT NULL))
-			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
-			WHERE d.id = due.id
-			RETURNING d.*)
-		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, coalesce(c.resource_id, '') AS resource_id, b.body, c.attempts, c.first_failed_at,
-		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
-		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id
-		JOIN webhooks.event_bodies b ON b.event_id = c.event_id CROSS JOIN unflushed`, now, until, limit)
+	stmt, err := s.claim.on(ctx, s.db)
+	if err == nil {
+		err = stmt.SelectContext(ctx, &rows, now, until, limit)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claiming webhook deliveries: %w", err)
 	}
@@ -138,6 +128,27 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 	}
 	return out, nil
 }
+
+// claimStatement leases due deliveries ($3 at most, until $2) and returns
+// them with their body and subscription; see Claim.
+const claimStatement = `
+		WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+		claimed AS (
+			UPDATE webhooks.deliveries d SET lease_until = $2
+			FROM (SELECT id FROM webhooks.deliveries c
+			      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			        AND (attempts > 0 OR resource_id IS NULL OR NOT EXISTS (
+			            SELECT FROM webhooks.deliveries e
+			            WHERE e.subscription_id = c.subscription_id AND e.resource_id = c.resource_id AND e.id < c.id
+			              AND e.attempts = 0 AND e.next_attempt_at IS NOT NULL))
+			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+			WHERE d.id = due.id
+			RETURNING d.id, d.subscription_id, d.account_id, d.event_id, d.event_type, d.resource_id, d.attempts,
+				d.first_failed_at, d.next_attempt_at, d.outcome)
+		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, coalesce(c.resource_id, '') AS resource_id, b.body, c.attempts, c.first_failed_at,
+		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
+		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id
+		JOIN webhooks.event_bodies b ON b.event_id = c.event_id CROSS JOIN unflushed`
 
 // Release gives back the leases of claims never attempted.
 func (s *DeliveryStore) Release(ctx context.Context, claims []command.DueDelivery) error {
@@ -227,7 +238,11 @@ const (
 )
 
 func (s *DeliveryStore) recordBatch(ctx context.Context, batch []*recording) error {
-	stale, err := recordAsClaimed(ctx, s.db, batch)
+	stmt, err := s.record.on(ctx, s.db)
+	if err != nil {
+		return fmt.Errorf("preparing the webhook record: %w", err)
+	}
+	stale, err := recordAsClaimed(ctx, stmt, batch)
 	if err == nil && len(stale) > 0 {
 		err = recordLocked(ctx, s.db, stale)
 	}
@@ -243,7 +258,7 @@ func (s *DeliveryStore) recordBatch(ctx context.Context, batch []*recording) err
 // recordAsClaimed writes the batch's attempts as applied to the claimed
 // deliveries, in one statement, and returns those whose delivery changed
 // since its claim.
-func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*recording, error) {
+func recordAsClaimed(ctx context.Context, record *sqlx.Stmt, batch []*recording) ([]*recording, error) {
 	var stale, fresh []*recording
 	seen := make(map[int64]bool, len(batch))
 	var ds deliveryStates
@@ -265,7 +280,7 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 		}
 	}
 	var updated []int64
-	err := db.SelectContext(ctx, &updated, recordStatement, append(append(ds.args(), logs.args()...), false)...)
+	err := record.SelectContext(ctx, &updated, append(append(ds.args(), logs.args()...), false)...)
 	if err != nil {
 		return nil, fmt.Errorf("recording webhook deliveries: %w", err)
 	}
