@@ -129,9 +129,16 @@ func benchWebhooks(ctx context.Context, api *service, dsn string, n, samples int
 		texts[i] = string(b)
 	}
 	seed := func() error {
-		_, err := api.db.ExecContext(ctx, `INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, body, next_attempt_at, created_at)
-			SELECT $1, $2, 'evt_seed' || lpad(i::text, 8, '0'), 'shipment.updated', body, now(), now()
-			FROM unnest($3::text[]) WITH ORDINALITY AS t(body, i)`, subID, api.account, texts)
+		// Each its own shipment, as in benchBody: every claim checks that no
+		// earlier event of the shipment goes first. A body per event, as the
+		// fan-out stores it.
+		_, err := api.db.ExecContext(ctx, `
+			WITH bodies AS (
+				INSERT INTO webhooks.event_bodies (event_id, body, created_at)
+				SELECT 'evt_seed' || lpad(i::text, 8, '0'), body, now() FROM unnest($3::text[]) WITH ORDINALITY AS t(body, i))
+			INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, next_attempt_at, created_at)
+			SELECT $1, $2, 'evt_seed' || lpad(i::text, 8, '0'), 'shipment.updated', 'sh_bench' || lpad((i - 1)::text, 8, '0'), now(), now()
+			FROM generate_series(1, cardinality($3::text[])) AS i`, subID, api.account, texts)
 		return err
 	}
 
@@ -145,7 +152,7 @@ func benchWebhooks(ctx context.Context, api *service, dsn string, n, samples int
 		return err
 	}
 	logf("shipd without the network: %d deliveries, %.0f/s", n, offline)
-	if _, err := api.db.ExecContext(ctx, `TRUNCATE webhooks.deliveries, webhooks.delivery_log`); err != nil {
+	if _, err := api.db.ExecContext(ctx, `TRUNCATE webhooks.deliveries, webhooks.delivery_log, webhooks.event_bodies`); err != nil {
 		return err
 	}
 
@@ -218,8 +225,8 @@ func benchWebhooks(ctx context.Context, api *service, dsn string, n, samples int
 		EventID string `db:"event_id"`
 		Name    string `db:"name"`
 	}{}
-	if err := api.db.SelectContext(ctx, &rows, `SELECT event_id, body::json->'data'->'shipping_channel'->>'name' AS name
-		FROM webhooks.deliveries WHERE event_type = 'shipping_channel.updated'`); err != nil {
+	if err := api.db.SelectContext(ctx, &rows, `SELECT d.event_id, b.body::json->'data'->'shipping_channel'->>'name' AS name
+		FROM webhooks.deliveries d JOIN webhooks.event_bodies b ON b.event_id = d.event_id WHERE d.event_type = 'shipping_channel.updated'`); err != nil {
 		return err
 	}
 	rc.mu.Lock()

@@ -42,6 +42,10 @@ type ClaimLoop[T any] struct {
 	// Drain is how long items in flight may go on once shutdown starts;
 	// then their context ends. 0 ends it at once.
 	Drain time.Duration
+	// Wake, when set, asks for a claim at once instead of at the next tick:
+	// for work that becomes due when other work ends, not when time passes
+	// (a webhook first attempt held back by the one before it). Optional.
+	Wake <-chan struct{}
 }
 
 // releaseTimeout bounds the Release call at shutdown.
@@ -124,6 +128,7 @@ func (l ClaimLoop[T]) claimUntilDone(ctx context.Context, queue chan T, taken ch
 			return
 		case <-wake:
 		case <-due:
+		case <-l.Wake:
 		case <-taken:
 			if dry {
 				// Room grew, but nothing was due a moment ago: wait for the
@@ -133,6 +138,7 @@ func (l ClaimLoop[T]) claimUntilDone(ctx context.Context, queue chan T, taken ch
 					return
 				case <-t.C:
 				case <-signal:
+				case <-l.Wake:
 				}
 			}
 		}

@@ -121,3 +121,49 @@ func TestClaimLoopWithoutDrainCancelsInFlight(t *testing.T) {
 		t.Fatal("the item in flight kept running after shutdown")
 	}
 }
+
+// Work that becomes due when other work ends is claimed when Wake says so,
+// long before the next tick.
+func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
+	var (
+		mu  sync.Mutex
+		due []int
+	)
+	wake := make(chan struct{}, 1)
+	done := make(chan int, 10)
+	loop := server.ClaimLoop[int]{
+		Name: "test", Every: time.Hour, Concurrency: 1, Wake: wake,
+		Claim: func(_ context.Context, limit int) ([]int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			n := min(limit, len(due))
+			items := due[:n]
+			due = due[n:]
+			return items, nil
+		},
+		Do: func(_ context.Context, item int) { done <- item },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished := make(chan error, 1)
+	go func() { finished <- loop.Run(ctx) }()
+	for i := range 3 {
+		time.Sleep(20 * time.Millisecond) // the loop has found nothing due and waits for its tick
+		mu.Lock()
+		due = append(due, i)
+		mu.Unlock()
+		wake <- struct{}{}
+		select {
+		case got := <-done:
+			if got != i {
+				t.Fatalf("did %d, want %d", got, i)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("item %d not claimed when the loop was woken", i)
+		}
+	}
+	cancel()
+	if err := <-finished; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -47,11 +47,14 @@ type logRow struct {
 }
 
 // logsFrom reads the logs with their delivery: a retry the attempt scheduled
-// and that a pause or delete then cancelled is no next retry any more.
-const logsFrom = `SELECT l.id, l.subscription_id, l.event_id, l.event_type, l.status, l.url, l.request_headers, l.request_body,
+// and that a pause or delete then cancelled is no next retry any more; and
+// with their event's body, which a log does not copy.
+const logsFrom = `SELECT l.id, l.subscription_id, l.event_id, l.event_type, l.status, l.url, l.request_headers,
+	coalesce(l.request_body, b.body, '') AS request_body,
 	l.response_status, l.response_body, l.duration_ms, l.error_message, l.attempt,
 	CASE WHEN d.outcome = 'cancelled' THEN NULL ELSE l.next_retry_at END AS next_retry_at, l.created_at
-	FROM webhooks.delivery_log l LEFT JOIN webhooks.deliveries d ON d.id = l.delivery_id`
+	FROM webhooks.delivery_log l LEFT JOIN webhooks.deliveries d ON d.id = l.delivery_id
+	LEFT JOIN webhooks.event_bodies b ON b.event_id = l.event_id`
 
 func (r logRow) record() (contract.DeliveryLog, error) {
 	out := contract.DeliveryLog{ID: r.ID, WebhookSubscriptionID: r.SubscriptionID, EventID: r.EventID, EventType: r.EventType,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,23 +31,41 @@ type DeliveryStore struct {
 	mu      sync.Mutex   // guards queue and writing
 	queue   []*recording // attempts waiting for the next group commit
 	writing bool         // a caller is writing batches
+
+	firstAttempts chan struct{} // see FirstAttemptsRecorded
+
+	claim, record prepared
 }
 
 // NewDeliveryStore returns the store.
 func NewDeliveryStore(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *DeliveryStore {
-	return &DeliveryStore{db: db, box: box, clock: clk}
+	return &DeliveryStore{db: db, box: box, clock: clk, firstAttempts: make(chan struct{}, 1),
+		claim: prepared{query: claimStatement}, record: prepared{query: recordStatement}}
 }
+
+// FirstAttemptsRecorded signals after a group commit that wrote a first
+// attempt of a delivery with a resource.
+func (s *DeliveryStore) FirstAttemptsRecorded() <-chan struct{} { return s.firstAttempts }
 
 var _ command.Deliveries = (*DeliveryStore)(nil)
 
-// FanOut inserts one delivery per matching subscription in one statement;
-// the (subscription, event) key makes a redelivered event add nothing.
+// FanOut stores the body once, for the event, and one delivery per
+// matching subscription, in one statement; the (event, subscription) key
+// makes a redelivered event add nothing. The id the sequence gives each
+// row is its place in its resource's order: events of one resource fanned
+// out one after the other get rising ids.
 func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `
-		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, body, next_attempt_at, created_at)
-		SELECT id, account_id, $3, $2, $4, $5, $5 FROM webhooks.subscriptions
-		WHERE account_id = $1 AND active AND deleted_at IS NULL AND $2 = ANY (events)
-		ON CONFLICT (subscription_id, event_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now)
+		WITH takers AS (
+			SELECT id, account_id FROM webhooks.subscriptions
+			WHERE account_id = $1 AND active AND deleted_at IS NULL AND $2 = ANY (events)),
+		body AS (
+			INSERT INTO webhooks.event_bodies (event_id, body, created_at)
+			SELECT $3, $4, $5 WHERE EXISTS (SELECT FROM takers)
+			ON CONFLICT (event_id) DO NOTHING)
+		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, next_attempt_at, created_at)
+		SELECT id, account_id, $3, $2, NULLIF($6, ''), $5, $5 FROM takers
+		ON CONFLICT (event_id, subscription_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now, e.ResourceID)
 	if err != nil {
 		return 0, fmt.Errorf("fanning out %s: %w", e.ID, err)
 	}
@@ -67,6 +86,7 @@ type deliveryRow struct {
 	AccountID      string     `db:"account_id"`
 	EventID        string     `db:"event_id"`
 	EventType      string     `db:"event_type"`
+	ResourceID     string     `db:"resource_id"`
 	Body           string     `db:"body"`
 	Attempts       int        `db:"attempts"`
 	FirstFailedAt  *time.Time `db:"first_failed_at"`
@@ -76,11 +96,21 @@ type deliveryRow struct {
 
 func (r deliveryRow) delivery() domain.Delivery {
 	return domain.Delivery{ID: r.ID, SubscriptionID: r.SubscriptionID, AccountID: r.AccountID, EventID: r.EventID, EventType: r.EventType,
-		Body: []byte(r.Body), Attempts: r.Attempts, FirstFailedAt: r.FirstFailedAt, NextAttemptAt: r.NextAttemptAt, Outcome: domain.Outcome(r.Outcome)}
+		ResourceID: r.ResourceID, Body: []byte(r.Body), Attempts: r.Attempts, FirstFailedAt: r.FirstFailedAt, NextAttemptAt: r.NextAttemptAt, Outcome: domain.Outcome(r.Outcome)}
 }
 
 // Claim leases due deliveries, the longest overdue first, with their
-// subscription's URL, secret and state.
+// subscription's URL, secret and state. A first attempt waits while an
+// earlier delivery (a lower id) of the same subscription and resource has
+// no attempt recorded and is not finished: it is due, or in flight under
+// another claim. The check reads attempts, not leases, so an attempt made
+// but not yet recorded still goes first; a first attempt that failed frees
+// the next one, whose own retries then keep their schedule.
+//
+// The claim commits without waiting for its flush to disk (unflushed): a
+// lease lost in a crash of PostgreSQL is a delivery claimable again at
+// once, the same at-least-once as a lease that ran out, and the attempt's
+// record, which does wait, flushes the claim before it.
 func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duration) ([]command.DueDelivery, error) {
 	now := s.clock.Now()
 	until := now.Add(lease)
@@ -90,17 +120,10 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 		Secret string `db:"secret"`
 		Active bool   `db:"active"`
 	}
-	err := s.db.SelectContext(ctx, &rows, `
-		WITH claimed AS (
-			UPDATE webhooks.deliveries d SET lease_until = $2
-			FROM (SELECT id FROM webhooks.deliveries
-			      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
-			WHERE d.id = due.id
-			RETURNING d.*)
-		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, c.body, c.attempts, c.first_failed_at,
-		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
-		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id`, now, until, limit)
+	stmt, err := s.claim.on(ctx, s.db)
+	if err == nil {
+		err = stmt.SelectContext(ctx, &rows, now, until, limit)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claiming webhook deliveries: %w", err)
 	}
@@ -114,6 +137,27 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 	}
 	return out, nil
 }
+
+// claimStatement leases due deliveries ($3 at most, until $2) and returns
+// them with their body and subscription; see Claim.
+const claimStatement = `
+		WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+		claimed AS (
+			UPDATE webhooks.deliveries d SET lease_until = $2
+			FROM (SELECT id FROM webhooks.deliveries c
+			      WHERE next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			        AND (attempts > 0 OR resource_id IS NULL OR NOT EXISTS (
+			            SELECT FROM webhooks.deliveries e
+			            WHERE e.subscription_id = c.subscription_id AND e.resource_id = c.resource_id AND e.id < c.id
+			              AND e.attempts = 0 AND e.next_attempt_at IS NOT NULL))
+			      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+			WHERE d.id = due.id
+			RETURNING d.id, d.subscription_id, d.account_id, d.event_id, d.event_type, d.resource_id, d.attempts,
+				d.first_failed_at, d.next_attempt_at, d.outcome)
+		SELECT c.id, c.subscription_id, c.account_id, c.event_id, c.event_type, coalesce(c.resource_id, '') AS resource_id, b.body, c.attempts, c.first_failed_at,
+		       c.next_attempt_at, c.outcome, s.url, s.secret, s.active AND s.deleted_at IS NULL AS active
+		FROM claimed c JOIN webhooks.subscriptions s ON s.id = c.subscription_id
+		JOIN webhooks.event_bodies b ON b.event_id = c.event_id CROSS JOIN unflushed`
 
 // Release gives back the leases of claims never attempted.
 func (s *DeliveryStore) Release(ctx context.Context, claims []command.DueDelivery) error {
@@ -203,17 +247,27 @@ const (
 )
 
 func (s *DeliveryStore) recordBatch(ctx context.Context, batch []*recording) error {
-	stale, err := recordAsClaimed(ctx, s.db, batch)
-	if err != nil || len(stale) == 0 {
-		return err
+	stmt, err := s.record.on(ctx, s.db)
+	if err != nil {
+		return fmt.Errorf("preparing the webhook record: %w", err)
 	}
-	return recordLocked(ctx, s.db, stale)
+	stale, err := recordAsClaimed(ctx, stmt, batch)
+	if err == nil && len(stale) > 0 {
+		err = recordLocked(ctx, s.db, stale)
+	}
+	if err == nil && slices.ContainsFunc(batch, func(r *recording) bool { return r.claimed.Attempts == 0 && r.claimed.ResourceID != "" }) {
+		select {
+		case s.firstAttempts <- struct{}{}:
+		default: // a signal is already waiting
+		}
+	}
+	return err
 }
 
 // recordAsClaimed writes the batch's attempts as applied to the claimed
 // deliveries, in one statement, and returns those whose delivery changed
 // since its claim.
-func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*recording, error) {
+func recordAsClaimed(ctx context.Context, record *sqlx.Stmt, batch []*recording) ([]*recording, error) {
 	var stale, fresh []*recording
 	seen := make(map[int64]bool, len(batch))
 	var ds deliveryStates
@@ -227,7 +281,7 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 		fresh = append(fresh, r)
 		d := r.claimed
 		entry, keep := r.fn(&d, true)
-		ds.add(r.claimed.Attempts, &d)
+		ds.add(r.claimed.Attempts, &d, attemptAt(entry, keep))
 		if keep {
 			if err := logs.add(entry); err != nil {
 				return nil, err
@@ -235,7 +289,7 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 		}
 	}
 	var updated []int64
-	err := db.SelectContext(ctx, &updated, recordStatement, append(append(ds.args(), logs.args()...), false)...)
+	err := record.SelectContext(ctx, &updated, append(append(ds.args(), logs.args()...), false)...)
 	if err != nil {
 		return nil, fmt.Errorf("recording webhook deliveries: %w", err)
 	}
@@ -256,20 +310,24 @@ func recordAsClaimed(ctx context.Context, db *sqlx.DB, batch []*recording) ([]*r
 // attempts' logs: those whose delivery it updated, or every one when $24
 // is true (the deliveries are locked and the attempts applied to them as
 // stored, so a log is kept even when its delivery had already finished).
+// A log's request body is left NULL: it is its event's body, the bytes
+// every attempt sends, read from there; last_attempt_at keeps the delivery,
+// and with it the body, until its logs are purged.
 const recordStatement = `
 	WITH updated AS (
 		UPDATE webhooks.deliveries d SET attempts = u.attempts, first_failed_at = u.first_failed_at,
-			next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL
-		FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::timestamptz[], $5::timestamptz[], $6::text[])
-			AS u(id, claimed_attempts, attempts, first_failed_at, next_attempt_at, outcome)
+			next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL,
+			last_attempt_at = GREATEST(d.last_attempt_at, u.last_attempt_at)
+		FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::timestamptz[])
+			AS u(id, claimed_attempts, attempts, first_failed_at, next_attempt_at, outcome, last_attempt_at)
 		WHERE d.id = u.id AND d.attempts = u.claimed_attempts AND d.outcome = 'pending'
 		RETURNING d.id),
 	logged AS (
 		INSERT INTO webhooks.delivery_log (id, subscription_id, account_id, delivery_id, event_id, event_type, status, url,
-			request_headers, request_body, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
-		SELECT l.* FROM unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[],
-			$15::json[], $16::text[], $17::integer[], $18::text[], $19::integer[], $20::text[], $21::integer[], $22::timestamptz[], $23::timestamptz[])
-			AS l(id, subscription_id, account_id, delivery_id, event_id, event_type, status, url, request_headers, request_body,
+			request_headers, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
+		SELECT l.* FROM unnest($8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::text[], $15::text[],
+			$16::json[], $17::integer[], $18::text[], $19::integer[], $20::text[], $21::integer[], $22::timestamptz[], $23::timestamptz[])
+			AS l(id, subscription_id, account_id, delivery_id, event_id, event_type, status, url, request_headers,
 			     response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
 		WHERE $24 OR l.delivery_id IN (SELECT id FROM updated))
 	SELECT id FROM updated`
@@ -277,37 +335,48 @@ const recordStatement = `
 // deliveryStates are deliveries' new states, a slice per column, with the
 // attempts each had when claimed.
 type deliveryStates struct {
-	id, claimedAttempts, attempts []int64
-	firstFailedAt, nextAttemptAt  []*time.Time
-	outcome                       []string
+	id, claimedAttempts, attempts               []int64
+	firstFailedAt, nextAttemptAt, lastAttemptAt []*time.Time
+	outcome                                     []string
 }
 
-func (c *deliveryStates) add(claimedAttempts int, d *domain.Delivery) {
+// add notes d's new state; attemptAt is when the attempt logged with it was
+// made, nil when none was.
+func (c *deliveryStates) add(claimedAttempts int, d *domain.Delivery, attemptAt *time.Time) {
 	c.id = append(c.id, d.ID)
 	c.claimedAttempts = append(c.claimedAttempts, int64(claimedAttempts))
 	c.attempts = append(c.attempts, int64(d.Attempts))
 	c.firstFailedAt = append(c.firstFailedAt, d.FirstFailedAt)
 	c.nextAttemptAt = append(c.nextAttemptAt, d.NextAttemptAt)
 	c.outcome = append(c.outcome, string(d.Outcome))
+	c.lastAttemptAt = append(c.lastAttemptAt, attemptAt)
 }
 
 func (c *deliveryStates) args() []any {
 	return []any{pq.Array(c.id), pq.Array(c.claimedAttempts), pq.Array(c.attempts), pq.GenericArray{A: c.firstFailedAt},
-		pq.GenericArray{A: c.nextAttemptAt}, pq.Array(c.outcome)}
+		pq.GenericArray{A: c.nextAttemptAt}, pq.Array(c.outcome), pq.GenericArray{A: c.lastAttemptAt}}
+}
+
+// attemptAt is when the logged attempt was made, nil when nothing is logged.
+func attemptAt(e domain.LogEntry, keep bool) *time.Time {
+	if !keep {
+		return nil
+	}
+	return &e.CreatedAt
 }
 
 // attemptLogs are log entries, a slice per column of webhooks.delivery_log.
 type attemptLogs struct {
-	id, subscriptionID, accountID                     []string
-	deliveryID                                        []int64
-	eventID, eventType, status, url, headers, reqBody []string
-	responseStatus                                    []int64
-	responseBody                                      []string
-	durationMS                                        []int64
-	errorMessage                                      []*string
-	attempt                                           []int64
-	nextRetryAt                                       []*time.Time
-	createdAt                                         []time.Time
+	id, subscriptionID, accountID            []string
+	deliveryID                               []int64
+	eventID, eventType, status, url, headers []string
+	responseStatus                           []int64
+	responseBody                             []string
+	durationMS                               []int64
+	errorMessage                             []*string
+	attempt                                  []int64
+	nextRetryAt                              []*time.Time
+	createdAt                                []time.Time
 }
 
 func (c *attemptLogs) add(e domain.LogEntry) error {
@@ -324,7 +393,6 @@ func (c *attemptLogs) add(e domain.LogEntry) error {
 	c.status = append(c.status, e.Status)
 	c.url = append(c.url, e.URL)
 	c.headers = append(c.headers, string(headers))
-	c.reqBody = append(c.reqBody, e.RequestBody)
 	c.responseStatus = append(c.responseStatus, int64(e.ResponseStatus))
 	c.responseBody = append(c.responseBody, storableText(e.ResponseBody))
 	c.durationMS = append(c.durationMS, e.DurationMS)
@@ -337,7 +405,7 @@ func (c *attemptLogs) add(e domain.LogEntry) error {
 
 func (c *attemptLogs) args() []any {
 	return []any{pq.Array(c.id), pq.Array(c.subscriptionID), pq.Array(c.accountID), pq.Array(c.deliveryID), pq.Array(c.eventID),
-		pq.Array(c.eventType), pq.Array(c.status), pq.Array(c.url), pq.Array(c.headers), pq.Array(c.reqBody), pq.Array(c.responseStatus),
+		pq.Array(c.eventType), pq.Array(c.status), pq.Array(c.url), pq.Array(c.headers), pq.Array(c.responseStatus),
 		pq.Array(c.responseBody), pq.Array(c.durationMS), pq.GenericArray{A: c.errorMessage}, pq.Array(c.attempt),
 		pq.GenericArray{A: c.nextRetryAt}, pq.GenericArray{A: c.createdAt}}
 }
@@ -351,7 +419,7 @@ func recordLocked(ctx context.Context, db *sqlx.DB, batch []*recording) error {
 	return postgres.InTx(ctx, db, func(tx *sqlx.Tx) error {
 		// Locked in id order, so two instances' batches cannot deadlock.
 		var rows []deliveryRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT id, subscription_id, account_id, event_id, event_type, '' AS body, attempts,
+		if err := tx.SelectContext(ctx, &rows, `SELECT id, subscription_id, account_id, event_id, event_type, coalesce(resource_id, '') AS resource_id, '' AS body, attempts,
 			first_failed_at, next_attempt_at, outcome FROM webhooks.deliveries WHERE id = ANY($1) ORDER BY id FOR UPDATE`, pq.Array(ids)); err != nil {
 			return fmt.Errorf("loading webhook deliveries: %w", err)
 		}
@@ -382,7 +450,7 @@ func recordLocked(ctx context.Context, db *sqlx.DB, batch []*recording) error {
 			}
 			stored := d.Attempts
 			entry, keep := r.fn(d, active[d.SubscriptionID])
-			ds.add(stored, d)
+			ds.add(stored, d, attemptAt(entry, keep))
 			if keep {
 				if err := logs.add(entry); err != nil {
 					return err
@@ -405,12 +473,18 @@ func storableText(s string) string {
 // purgeBatch bounds one delete, so a purge never holds many locks for long.
 const purgeBatch = 5000
 
-// Purge deletes, batch by batch, logs and finished deliveries created before
-// before, and subscriptions deleted before it.
+// Purge deletes, batch by batch, logs made before before, finished
+// deliveries whose last attempt (or creation, without one) came before it,
+// the bodies of events older than it that no delivery is left of, and
+// subscriptions deleted before it. Logs go first, then deliveries, then
+// bodies: the body a log shows is never purged before the log.
 func (s *DeliveryStore) Purge(ctx context.Context, before time.Time) (int64, error) {
 	statements := []string{
 		`DELETE FROM webhooks.delivery_log WHERE id IN (SELECT id FROM webhooks.delivery_log WHERE created_at < $1 LIMIT $2)`,
-		`DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries WHERE created_at < $1 AND next_attempt_at IS NULL LIMIT $2)`,
+		`DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries
+			WHERE coalesce(last_attempt_at, created_at) < $1 AND next_attempt_at IS NULL LIMIT $2)`,
+		`DELETE FROM webhooks.event_bodies WHERE event_id IN (SELECT b.event_id FROM webhooks.event_bodies b
+			WHERE b.created_at < $1 AND NOT EXISTS (SELECT FROM webhooks.deliveries d WHERE d.event_id = b.event_id) LIMIT $2)`,
 		`DELETE FROM webhooks.subscriptions WHERE id IN (SELECT id FROM webhooks.subscriptions WHERE deleted_at < $1 LIMIT $2)`,
 	}
 	var total int64

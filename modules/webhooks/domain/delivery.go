@@ -21,6 +21,7 @@ type Delivery struct {
 	AccountID      string
 	EventID        string
 	EventType      string
+	ResourceID     string // the resource the event is about; empty for none
 	Body           []byte
 	Attempts       int        // attempts recorded so far
 	FirstFailedAt  *time.Time // when the first attempt failed

@@ -186,6 +186,37 @@ func TestRetentionPurgesOldLogs(t *testing.T) {
 	}
 }
 
+// A log shows its delivery's body, which it does not copy: the delivery is
+// kept while any of its logs is, past 30 days from its creation.
+func TestRetentionKeepsTheBodyWhileItsLogsStay(t *testing.T) {
+	env, clk := manualEnv(t, apptest.WithConfig(func(c *config.Config) { c.WebhookPurgeInterval = 50 * time.Millisecond }))
+	key := env.NewKey("acme")
+	rc := newReceiver(t, answering(http.StatusServiceUnavailable))
+	id := subscribe(t, env, key, map[string]any{"name": "n", "url": rc.URL, "events": []string{"shipping_channel.created"}})["id"].(string)
+	newChannel(t, env, key, "Kept")
+	body := string(rc.await(t, 1)[0].Body)
+	awaitLogs(t, env, key, id, 1)
+	for i, off := range []time.Duration{5 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour} {
+		clk.Set(t0.Add(off))
+		rc.await(t, i+2)
+		awaitLogs(t, env, key, id, i+2)
+	}
+	clk.Set(t0.Add(30*24*time.Hour + time.Second)) // the first attempt's log is 30 days and 1 s old
+	apptest.Eventually(t, 10*time.Second, "the first log purged", func() bool { return len(logsOf(t, env, key, id, "")) == 4 })
+	for _, l := range logsOf(t, env, key, id, "") {
+		if l["request_body"] != body {
+			t.Fatalf("log %v attempt %v shows the body %q, want %q", l["id"], l["attempt"], l["request_body"], body)
+		}
+	}
+	clk.Set(t0.Add(24*time.Hour + 30*24*time.Hour + time.Second)) // the last attempt is 30 days and 1 s old
+	apptest.Eventually(t, 10*time.Second, "the delivery and the body purged with the last log", func() bool {
+		var deliveries, bodies int
+		_ = env.DB.Get(&deliveries, `SELECT count(*) FROM webhooks.deliveries`)
+		_ = env.DB.Get(&bodies, `SELECT count(*) FROM webhooks.event_bodies`)
+		return deliveries == 0 && bodies == 0 && len(logsOf(t, env, key, id, "")) == 0
+	})
+}
+
 func TestSSRFGuardRefusesNonPublicAddresses(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.WebhookAllowPrivateNetworks = false }))
 	key := env.NewKey("acme")

@@ -35,6 +35,8 @@ func NewDeliveryWorker(application app.Application, deliveries command.Deliverie
 		Do:      w.deliver,
 		Release: deliveries.Release,
 		Drain:   cfg.ShutdownTimeout,
+		// A recorded first attempt frees the next event of its resource.
+		Wake: deliveries.FirstAttemptsRecorded(),
 	}
 	return w
 }

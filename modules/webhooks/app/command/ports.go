@@ -10,11 +10,12 @@ import (
 // OutboundEvent is one event of another module, rendered as the body every
 // subscription to its type receives.
 type OutboundEvent struct {
-	ID        string
-	Type      string
-	AccountID string
-	CreatedAt time.Time
-	Body      []byte
+	ID         string
+	Type       string
+	AccountID  string
+	CreatedAt  time.Time
+	ResourceID string // the channel, shipment or tracking parcel it is about; empty for none
+	Body       []byte
 }
 
 // DeliveriesDue is the signal (messaging.Wakeup.Next) a fan-out that made
@@ -25,11 +26,17 @@ const DeliveriesDue = "webhooks.deliveries"
 type Deliveries interface {
 	// FanOut stores one delivery of the event, due now, for each active
 	// subscription of the account that takes its type. Seeing the same
-	// event again adds nothing. It returns how many deliveries it stored.
+	// event again adds nothing. Each delivery's place in its resource's
+	// order is taken here: the events of one resource must be fanned out one
+	// after the other, in the order they happened. It returns how many
+	// deliveries it stored.
 	FanOut(ctx context.Context, e OutboundEvent, now time.Time) (int64, error)
 	// Claim leases up to limit due deliveries for lease, the longest
 	// overdue first, skipping those another worker holds, each with where
-	// and how its subscription wants it sent.
+	// and how its subscription wants it sent. A first attempt is claimed
+	// only once every earlier event of the same resource to the same
+	// subscription has had its first attempt recorded (or was cancelled):
+	// first attempts go in event order; retries keep their schedule.
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]DueDelivery, error)
 	// Release gives back claims never attempted (shutdown); a delivery whose
 	// lease has changed since (another worker's claim) is left alone.
@@ -48,6 +55,11 @@ type Deliveries interface {
 	// attempt a crash keeps from being written is made again when its lease
 	// runs out.
 	Record(ctx context.Context, claimed domain.Delivery, fn func(d *domain.Delivery, subscriptionActive bool) (entry domain.LogEntry, keep bool)) error
+	// FirstAttemptsRecorded signals, coalesced and never blocking, when
+	// first attempts of deliveries with a resource have been written: the
+	// next events of those resources may be claimed now, not at the next
+	// poll.
+	FirstAttemptsRecorded() <-chan struct{}
 	// Purge deletes logs, finished deliveries and deleted subscriptions
 	// older than before.
 	Purge(ctx context.Context, before time.Time) (int64, error)
