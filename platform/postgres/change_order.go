@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // LockForChange takes a transaction-level lock on one aggregate (any
@@ -26,6 +27,17 @@ import (
 func LockForChange(ctx context.Context, tx *sqlx.Tx, key string) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key); err != nil {
 		return fmt.Errorf("locking %s for a change: %w", key, err)
+	}
+	return nil
+}
+
+// LockForChanges is LockForChange for many aggregates of one transaction,
+// in one statement. The locks are taken in the order of their hashes, so
+// two transactions with keys in common cannot deadlock on them.
+func LockForChanges(ctx context.Context, tx *sqlx.Tx, keys []string) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(h)
+		FROM (SELECT DISTINCT hashtextextended(k, 0) AS h FROM unnest($1::text[]) k ORDER BY h) locks`, pq.Array(keys)); err != nil {
+		return fmt.Errorf("locking %d aggregates for a change: %w", len(keys), err)
 	}
 	return nil
 }

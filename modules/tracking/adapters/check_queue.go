@@ -2,20 +2,23 @@ package adapters
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"shipd/modules/tracking/app/command"
+	"shipd/modules/tracking/domain"
 	"shipd/platform/clock"
 )
 
 // CheckQueue hands out tracking parcels whose check is due. A claim is a
 // lease: a worker that dies mid-call loses it when it expires, and the
-// parcel is claimed again. Recording the check (the repository's Update)
-// clears the lease.
+// parcel is claimed again. Recording the check (the repository's Update or
+// UpdateAll) clears the lease.
 type CheckQueue struct {
 	db    *sqlx.DB
 	clock clock.Clock
@@ -29,21 +32,35 @@ func NewCheckQueue(db *sqlx.DB, clk clock.Clock) *CheckQueue {
 var _ command.CheckQueue = (*CheckQueue)(nil)
 
 // Claim leases up to limit due parcels, the longest overdue first, skipping
-// rows another instance is claiming at the same moment.
-func (q *CheckQueue) Claim(ctx context.Context, limit int, lease time.Duration) ([]string, error) {
+// rows another instance is claiming at the same moment, and returns them as
+// they are now, so a check needs no read of its own before the carrier call.
+func (q *CheckQueue) Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.State, error) {
 	now := q.clock.Now()
-	var ids []string
-	err := q.db.SelectContext(ctx, &ids, `
+	var rows []struct {
+		ID    string `db:"id"`
+		State []byte `db:"state"`
+	}
+	err := q.db.SelectContext(ctx, &rows, `
 		UPDATE tracking.parcels p SET lease_until = $2
 		FROM (SELECT id FROM tracking.parcels
 		      WHERE next_check_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
 		      ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
 		WHERE p.id = due.id
-		RETURNING p.id`, now, now.Add(lease), limit)
+		RETURNING p.id, p.state`, now, now.Add(lease), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claiming tracking checks: %w", err)
 	}
-	return ids, nil
+	states := make([]domain.State, 0, len(rows))
+	for _, r := range rows {
+		var st domain.State
+		if err := json.Unmarshal(r.State, &st); err != nil {
+			// Left leased: tried again when the lease runs out, not at every poll.
+			slog.ErrorContext(ctx, "claimed tracking parcel has a state that does not decode", "tracking_parcel_id", r.ID, "err", err)
+			continue
+		}
+		states = append(states, st)
+	}
+	return states, nil
 }
 
 // Release gives back the leases of parcels claimed and never checked. A

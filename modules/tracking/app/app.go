@@ -23,6 +23,7 @@ type Commands struct {
 	UpdateTrackingParcel command.UpdateTrackingParcelHandler
 	DeleteTrackingParcel command.DeleteTrackingParcelHandler
 	CheckTrackingParcel  command.CheckTrackingParcelHandler
+	CheckDueParcels      command.CheckDueParcelsHandler
 	TrackShipmentParcels command.TrackShipmentParcelsHandler
 	StopTrackingChannel  command.StopTrackingChannelHandler
 }
@@ -34,13 +35,14 @@ type Queries struct {
 }
 
 // New wires the use cases to their ports.
-func New(repo domain.Repository, list query.TrackingParcelList, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, cfg config.Config) Application {
+func New(repo domain.Repository, list query.TrackingParcelList, queue command.CheckQueue, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, cfg config.Config) Application {
 	return Application{
 		Commands: Commands{
 			CreateTrackingParcel: command.NewCreateTrackingParcelHandler(repo, ch, providers, clk),
 			UpdateTrackingParcel: command.NewUpdateTrackingParcelHandler(repo, clk),
 			DeleteTrackingParcel: command.NewDeleteTrackingParcelHandler(repo, clk),
 			CheckTrackingParcel:  command.NewCheckTrackingParcelHandler(repo, ch, providers, clk, cfg.CarrierTimeout),
+			CheckDueParcels:      command.NewCheckDueParcelsHandler(repo, queue, ch, providers, clk, cfg.CarrierTimeout),
 			TrackShipmentParcels: command.NewTrackShipmentParcelsHandler(repo, clk),
 			StopTrackingChannel:  command.NewStopTrackingChannelHandler(repo, clk),
 		},

@@ -25,6 +25,18 @@ type Repository interface {
 	// Update loads the parcel locked, lets fn change it and name the events,
 	// and saves it with its new status updates. fn does no I/O.
 	Update(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) (*Parcel, error)
+	// UpdateAll applies many changes in one transaction: each parcel is
+	// loaded locked, changed by its Apply (in the order given), and saved
+	// with its new status updates and the events Apply named. A parcel that
+	// no longer exists is skipped.
+	UpdateAll(ctx context.Context, changes []Change) error
 	// Delete loads the parcel locked, lets fn veto, and deletes it.
 	Delete(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) error
+}
+
+// Change is one parcel's change in Repository.UpdateAll. Apply does no I/O
+// and returns the events of what it changed.
+type Change struct {
+	ID    string
+	Apply func(p *Parcel) []Event
 }

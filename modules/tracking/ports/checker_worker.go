@@ -12,26 +12,31 @@ import (
 	"shipd/platform/server"
 )
 
-// checkLease outlasts a carrier call (30 s) and recording its answer.
+// checkLease outlasts a carrier call (30 s), the wait of a claimed parcel
+// for a slot (at most one call: the loop queues twice its slots), and
+// recording the answer.
 const checkLease = 2 * time.Minute
 
 // CheckerWorker checks tracking parcels whose check is due, outside any
-// transaction: claim (short tx), ask the carrier, record (short tx). A
-// carrier that hangs holds one slot until its timeout, nothing else.
+// transaction: claim (short tx), ask the carrier, record (short tx, shared
+// by the checks that finish meanwhile). A carrier that hangs holds one slot
+// until its timeout, nothing else.
 type CheckerWorker struct {
 	app   app.Application
 	queue command.CheckQueue
-	loop  server.ClaimLoop[string]
+	loop  server.ClaimLoop[command.DueCheck]
 }
 
 // NewCheckerWorker returns the worker.
 func NewCheckerWorker(application app.Application, queue command.CheckQueue, cfg config.Config) *CheckerWorker {
 	w := &CheckerWorker{app: application, queue: queue}
-	w.loop = server.ClaimLoop[string]{
+	w.loop = server.ClaimLoop[command.DueCheck]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.TrackingConcurrency,
-		Claim:   func(ctx context.Context, limit int) ([]string, error) { return queue.Claim(ctx, limit, checkLease) },
+		Claim: func(ctx context.Context, limit int) ([]command.DueCheck, error) {
+			return application.Commands.CheckDueParcels.Claim(ctx, limit, checkLease)
+		},
 		Do:      w.check,
-		Release: queue.Release,
+		Release: func(ctx context.Context, due []command.DueCheck) error { return queue.Release(ctx, parcelIDs(due)) },
 		Drain:   cfg.ShutdownTimeout,
 	}
 	return w
@@ -46,8 +51,9 @@ func (w *CheckerWorker) Name() string { return "tracking.checker" }
 // Run checks parcels until ctx ends.
 func (w *CheckerWorker) Run(ctx context.Context) error { return w.loop.Run(ctx) }
 
-func (w *CheckerWorker) check(ctx context.Context, id string) {
-	_, err := w.app.Commands.CheckTrackingParcel.Handle(ctx, command.CheckTrackingParcel{ID: id})
+func (w *CheckerWorker) check(ctx context.Context, d command.DueCheck) {
+	id := d.Parcel.ID
+	err := w.app.Commands.CheckDueParcels.Handle(ctx, d)
 	switch {
 	case err == nil, ctx.Err() != nil:
 	case errors.Is(err, command.ErrCheckFailed):
@@ -56,11 +62,20 @@ func (w *CheckerWorker) check(ctx context.Context, id string) {
 		slog.DebugContext(ctx, "tracking check failed", "tracking_parcel_id", id, "err", err)
 	default:
 		slog.ErrorContext(ctx, "checking tracking parcel", "tracking_parcel_id", id, "err", err)
-		// Nothing was recorded (the database failed, most likely): give the
-		// parcel back so it is checked again soon, not when its lease runs out.
+		// Nothing is recorded (the channel could not be read, most likely):
+		// give the parcel back so it is checked again soon, not when its
+		// lease runs out.
 		err := server.KeepTrying(ctx, server.GiveBackFor, func() error { return w.queue.Release(ctx, []string{id}) })
 		if err != nil && ctx.Err() == nil {
 			slog.WarnContext(ctx, "giving a tracking check back; it is made again when its lease runs out", "tracking_parcel_id", id, "err", err)
 		}
 	}
+}
+
+func parcelIDs(due []command.DueCheck) []string {
+	ids := make([]string, len(due))
+	for i, d := range due {
+		ids[i] = d.Parcel.ID
+	}
+	return ids
 }

@@ -28,16 +28,14 @@ type CheckTrackingParcel struct {
 // CheckTrackingParcelHandler asks the carrier about a parcel, outside any
 // transaction, and records the answer in a new short one.
 type CheckTrackingParcelHandler struct {
-	repo      domain.Repository
-	channels  channels.Channels
-	providers *carrier.Registry
-	clock     clock.Clock
-	timeout   time.Duration // of one carrier call; the check lease outlasts it
+	repo     domain.Repository
+	channels channels.Channels
+	checker  checker
 }
 
 // NewCheckTrackingParcelHandler returns the handler.
 func NewCheckTrackingParcelHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, timeout time.Duration) CheckTrackingParcelHandler {
-	return CheckTrackingParcelHandler{repo: repo, channels: ch, providers: providers, clock: clk, timeout: timeout}
+	return CheckTrackingParcelHandler{repo: repo, channels: ch, checker: checker{providers: providers, clock: clk, timeout: timeout}}
 }
 
 // Handle checks the parcel. New carrier events become status updates and
@@ -52,67 +50,103 @@ func (h CheckTrackingParcelHandler) Handle(ctx context.Context, cmd CheckTrackin
 	if cmd.AccountID != "" && st.AccountID != cmd.AccountID {
 		return contract.Detail{}, notYours()
 	}
-	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
-	if fault.Is(err, fault.KindNotFound) {
-		return h.record(ctx, cmd.ID, func(p *domain.Parcel, now time.Time) {
-			p.StopTracking(channelDeleted, now)
-		}, nil)
-	}
+	ch, chErr := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
+	found, err := h.checker.check(ctx, st, ch, chErr)
 	if err != nil {
 		return contract.Detail{}, err
 	}
+	change := found.change(cmd.ID, h.checker.clock.Now())
+	p, err := h.repo.Update(ctx, cmd.ID, func(p *domain.Parcel) ([]domain.Event, error) { return change.Apply(p), nil })
+	if err != nil {
+		return contract.Detail{}, err
+	}
+	return Detail(p), found.failed
+}
+
+// checker asks the carrier and says what a check changes; a refresh and the
+// scheduled checks record its answer each their own way.
+type checker struct {
+	providers *carrier.Registry
+	clock     clock.Clock
+	timeout   time.Duration // of one carrier call; the check lease outlasts it
+}
+
+// outcome is what a check found.
+type outcome struct {
+	// apply changes a parcel as the check found it at now and names the
+	// events of the change.
+	apply func(p *domain.Parcel, now time.Time) []domain.Event
+	// failed, when not nil, wraps ErrCheckFailed and says why the carrier
+	// gave no answer (apply records that too).
+	failed error
+}
+
+// change records the outcome on parcel id, as of now.
+func (o outcome) change(id string, now time.Time) domain.Change {
+	return domain.Change{ID: id, Apply: func(p *domain.Parcel) []domain.Event { return o.apply(p, now) }}
+}
+
+// check asks the carrier about the parcel st through its channel (ch, or
+// chErr as the channels facade answered). An error means nothing is to be
+// recorded: the facade failed, or ctx ended during the call (shutting down:
+// the lease lets another instance check).
+func (c checker) check(ctx context.Context, st domain.State, ch channels.ChannelAccess, chErr error) (outcome, error) {
+	if fault.Is(chErr, fault.KindNotFound) {
+		return changeBy(func(p *domain.Parcel, now time.Time) {
+			p.StopTracking(channelDeleted, now)
+		}), nil
+	}
+	if chErr != nil {
+		return outcome{}, chErr
+	}
 	delay := time.Duration(st.CheckDelayHours) * time.Hour
-	p2, _ := h.providers.Get(ch.Provider)
+	p2, _ := c.providers.Get(ch.Provider)
 	tracker, ok := p2.(carrier.Tracker)
 	if !ok {
-		return h.failed(ctx, cmd.ID, "provider "+ch.Provider+" cannot track parcels", delay)
+		return c.failed("provider "+ch.Provider+" cannot track parcels", delay)
 	}
 	if scaled, ok := p2.(carrier.TimeScaled); ok && scaled.TimeScale() > 0 {
 		delay = time.Duration(float64(delay) / scaled.TimeScale())
 	}
 	if !ch.Active() {
-		return h.failed(ctx, cmd.ID, "the shipping channel is "+ch.Status+"; checks resume once it is active", delay)
+		return c.failed("the shipping channel is "+ch.Status+"; checks resume once it is active", delay)
 	}
-	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	tr, err := tracker.Track(callCtx, carrier.Settings(ch.Settings), carrier.TrackingRequest{TrackingNumber: st.TrackingNumber, Since: st.CreatedAt})
 	if err != nil {
 		if ctx.Err() != nil {
-			return contract.Detail{}, ctx.Err() // shutting down: the lease lets another instance check
+			return outcome{}, ctx.Err()
 		}
-		return h.failed(ctx, cmd.ID, h.reason(err), delay)
+		return c.failed(c.reason(err), delay)
 	}
-	return h.record(ctx, cmd.ID, func(p *domain.Parcel, now time.Time) { p.Checked(tr, now, delay) }, nil)
+	return changeBy(func(p *domain.Parcel, now time.Time) { p.Checked(tr, now, delay) }), nil
 }
 
-func (h CheckTrackingParcelHandler) failed(ctx context.Context, id, why string, delay time.Duration) (contract.Detail, error) {
-	return h.record(ctx, id, func(p *domain.Parcel, now time.Time) { p.CheckFailed(why, now, delay) },
-		fmt.Errorf("%w: %s", ErrCheckFailed, why))
+func (c checker) failed(why string, delay time.Duration) (outcome, error) {
+	o := changeBy(func(p *domain.Parcel, now time.Time) { p.CheckFailed(why, now, delay) })
+	o.failed = fmt.Errorf("%w: %s", ErrCheckFailed, why)
+	return o, nil
 }
 
-// record applies a check's outcome under the row lock and publishes what changed.
-func (h CheckTrackingParcelHandler) record(ctx context.Context, id string, apply func(p *domain.Parcel, now time.Time), outcome error) (contract.Detail, error) {
-	now := h.clock.Now()
-	p, err := h.repo.Update(ctx, id, func(p *domain.Parcel) ([]domain.Event, error) {
+// changeBy is the outcome that makes change and publishes what it changed.
+func changeBy(change func(p *domain.Parcel, now time.Time)) outcome {
+	return outcome{apply: func(p *domain.Parcel, now time.Time) []domain.Event {
 		version, status := p.Version(), p.Status()
-		apply(p, now)
-		return changeEvents(p, version, status, now), nil
-	})
-	if err != nil {
-		return contract.Detail{}, err
-	}
-	return Detail(p), outcome
+		change(p, now)
+		return changeEvents(p, version, status, now)
+	}}
 }
 
 // reason is what a failed check keeps: the carrier's refusal or why it could
 // not be reached.
-func (h CheckTrackingParcelHandler) reason(err error) string {
+func (c checker) reason(err error) string {
 	var r *carrier.Rejection
 	if errors.As(err, &r) {
 		return "the carrier refused: " + r.Error()
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return "the carrier did not answer within " + h.timeout.String()
+		return "the carrier did not answer within " + c.timeout.String()
 	}
 	return err.Error()
 }

@@ -3,12 +3,15 @@ package command
 import (
 	"context"
 	"time"
+
+	"shipd/modules/tracking/domain"
 )
 
 // CheckQueue hands out tracking parcels whose check is due.
 type CheckQueue interface {
-	// Claim leases up to limit due parcels for lease and returns their ids.
-	Claim(ctx context.Context, limit int, lease time.Duration) ([]string, error)
+	// Claim leases up to limit due parcels for lease and returns them as
+	// they were when claimed.
+	Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.State, error)
 	// Release gives back leases of parcels never checked (shutdown).
 	Release(ctx context.Context, ids []string) error
 	// Due counts the parcels whose check is due now, claimed or not.
