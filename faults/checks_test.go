@@ -115,6 +115,11 @@ func (x afterFault) nothingLost(t *testing.T) findings {
 	// reached the list), and its total agrees with its items.
 	sent := x.load.sentRefs()
 	var items map[string]map[string]any
+	t.Cleanup(func() {
+		if t.Failed() {
+			x.explainLag(t)
+		}
+	})
 	f.listCaughtUp = eventually(t, x.within, "the shipment list shows every acknowledged shipment, booked", func() string {
 		list, total, problem := x.c.listAll("/v1/shipments")
 		if problem != "" {
@@ -313,4 +318,36 @@ func summarise(problems []string) string {
 		return fmt.Sprintf("%d problems, first: %s", len(problems), strings.Join(problems[:5], "; "))
 	}
 	return strings.Join(problems, "; ")
+}
+
+// explainLag logs, for a failed check, where the shipments are: booked or
+// not in the write model, and how far each consumer group is behind.
+func (x afterFault) explainLag(t *testing.T) {
+	var booking []string
+	rows, err := x.db.Query(`SELECT state->>'status' || ' due=' || booking_due::text || ' attempt=' || attempts::text || ' lease=' ||
+		coalesce((lease_until > now())::text, 'none') || ': ' || count(*) FROM shipments.shipments WHERE account_id = $1 GROUP BY 1`, x.acc.id)
+	if err == nil {
+		for rows.Next() {
+			var s string
+			_ = rows.Scan(&s)
+			booking = append(booking, s)
+		}
+		rows.Close()
+	} else {
+		booking = append(booking, err.Error())
+	}
+	var lag []string
+	rows, err = x.db.Query(`SELECT o.consumer_group || ' on shipments: ' || count(m."offset") FROM "watermill_offsets_shipments" o
+		LEFT JOIN "watermill_shipments" m ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked) GROUP BY o.consumer_group`)
+	if err == nil {
+		for rows.Next() {
+			var s string
+			_ = rows.Scan(&s)
+			lag = append(lag, s)
+		}
+		rows.Close()
+	}
+	var dead int
+	_ = x.db.QueryRow(`SELECT count(*) FROM platform.dead_letters`).Scan(&dead)
+	t.Logf("where the shipments are: write model %v; waiting per group %v; dead letters %d", booking, lag, dead)
 }
