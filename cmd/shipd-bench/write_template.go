@@ -174,8 +174,7 @@ func (t writeTemplate) replay(ctx context.Context, db *sqlx.DB, account string, 
 		}
 		// The outbox also tells the stream's listeners, as the API's
 		// transaction does (messaging.Outbox).
-		_, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, messaging.NotifyChannel, shipmentsStream)
-		return err
+		return messaging.Notify(ctx, tx, shipmentsStream)
 	})
 }
 

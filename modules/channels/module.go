@@ -54,7 +54,9 @@ func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.projectio
 func (m *Module) Streams() []string { return []string{contract.Stream} }
 
 // LegacyTopics are its events' tables before the stream.
-func (m *Module) LegacyTopics() map[string]string { return contract.LegacyTopics() }
+func (m *Module) LegacyTopics() map[string]string {
+	return messaging.LegacyTopicsOf(contract.Stream, contract.EventTypes)
+}
 
 // Projections are the module's read models, for `shipd projections`.
 func (m *Module) Projections() []projection.Projection {

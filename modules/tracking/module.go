@@ -66,7 +66,9 @@ func (m *Module) RegisterHandlers(bus *messaging.Bus) error {
 func (m *Module) Streams() []string { return []string{contract.Stream, contract.CommandStream} }
 
 // LegacyTopics are its events' tables before the stream.
-func (m *Module) LegacyTopics() map[string]string { return contract.LegacyTopics() }
+func (m *Module) LegacyTopics() map[string]string {
+	return messaging.LegacyTopicsOf(contract.Stream, contract.EventTypes)
+}
 
 // Workers are the module's background loops.
 func (m *Module) Workers() []server.Worker { return []server.Worker{m.checker} }

@@ -98,7 +98,6 @@ type Bus struct {
 	router   *message.Router
 	events   *cqrs.EventGroupProcessor
 	command  *cqrs.CommandProcessor
-	streams  []string // every stream a consumer reads
 }
 
 // NewBus builds a Bus; add handlers, then Run it.
@@ -212,7 +211,6 @@ func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, erro
 	if err != nil {
 		return nil, err
 	}
-	b.streams = appendNew(b.streams, stream)
 	// Patient outside: a subscription retried while the database is
 	// unavailable still ends when the router's context does.
 	return patientSubscriber{Subscriber: newGracefulSubscriber(sub, deadline, done)}, nil
@@ -252,9 +250,6 @@ func OnCommand[T any, PT interface {
 	}))
 	return err
 }
-
-// Streams are the streams the bus's consumers read.
-func (b *Bus) Streams() []string { return b.streams }
 
 // Run runs every handler until ctx ends or Close is called. The end of ctx
 // closes the router, which lets the running handlers finish and closes the

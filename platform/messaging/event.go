@@ -70,8 +70,8 @@ func eventVersion(v any) int {
 	return 1
 }
 
-// MessageVersion is the payload version msg says it has.
-func MessageVersion(msg *message.Message) (int, error) {
+// messageVersion is the payload version msg says it has.
+func messageVersion(msg *message.Message) (int, error) {
 	s := msg.Metadata.Get(MetadataVersion)
 	if s == "" {
 		return 1, nil

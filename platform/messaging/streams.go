@@ -38,6 +38,15 @@ func InitializeStreams(ctx context.Context, db *sqlx.DB, streams []string) error
 	return nil
 }
 
+// LegacyTopicsOf maps each of a module's event types to its stream.
+func LegacyTopicsOf(stream string, eventTypes []string) LegacyTopics {
+	out := make(LegacyTopics, len(eventTypes))
+	for _, t := range eventTypes {
+		out[t] = stream
+	}
+	return out
+}
+
 // LegacyTopics maps each event type that had a table of its own before the
 // module streams (one topic per event type, up to ADR 0006's revision) to
 // the stream that now carries it.

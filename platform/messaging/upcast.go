@@ -77,7 +77,7 @@ func (m versionedMarshaler) Marshal(v any) (*message.Message, error) {
 }
 
 func (m versionedMarshaler) Unmarshal(msg *message.Message, v any) error {
-	stored, err := MessageVersion(msg)
+	stored, err := messageVersion(msg)
 	if err != nil {
 		return err
 	}

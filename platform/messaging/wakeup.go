@@ -15,21 +15,22 @@ import (
 	"shipd/platform/postgres"
 )
 
-// NotifyChannel is the PostgreSQL channel a committing outbox notifies, the
+// notifyChannel is the PostgreSQL channel a committing outbox notifies, the
 // stream's name as payload; a module may signal work of its own on it.
-const NotifyChannel = "shipd_streams"
+const notifyChannel = "shipd_streams"
 
-// Notify tells the Wakeups of every instance, once tx commits, that
-// something new is on stream: a module's own signal of due work uses it with
-// a name of its own (e.g. "webhooks.deliveries"). PostgreSQL drops it if tx
-// rolls back and folds repeats in one transaction into one.
-func Notify(ctx context.Context, tx *sqlx.Tx, stream string) error {
-	return notify(ctx, tx, []string{stream})
+// Notify tells the Wakeups of every instance that something new is on
+// stream, once q's transaction commits (at once outside one): a module's own
+// signal of due work uses it with a name of its own (e.g.
+// "webhooks.deliveries"). PostgreSQL drops it if the transaction rolls back
+// and folds repeats in one transaction into one.
+func Notify(ctx context.Context, q sqlx.ExecerContext, stream string) error {
+	return notify(ctx, q, []string{stream})
 }
 
-func notify(ctx context.Context, tx *sqlx.Tx, streams []string) error {
+func notify(ctx context.Context, q sqlx.ExecerContext, streams []string) error {
 	for _, s := range streams {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, s); err != nil {
+		if _, err := q.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, s); err != nil {
 			return err
 		}
 	}
@@ -63,7 +64,7 @@ func NewWakeup(dsn string, logger *slog.Logger) (*Wakeup, error) {
 			logger.Debug("event listener: connecting failed; readers poll meanwhile", "err", err)
 		}
 	})
-	if err := l.Listen(NotifyChannel); err != nil && !errors.Is(err, pq.ErrChannelAlreadyOpen) {
+	if err := l.Listen(notifyChannel); err != nil && !errors.Is(err, pq.ErrChannelAlreadyOpen) {
 		l.Close()
 		if !postgres.IsUnavailable(err) {
 			return nil, err

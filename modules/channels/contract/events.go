@@ -58,12 +58,3 @@ func (e ChannelEvent) Channel() ChannelEvent { return e }
 
 // EventStream puts every shipping channels event on the module's stream.
 func (ChannelEvent) EventStream() string { return Stream }
-
-// LegacyTopics are the tables each event type had before the stream.
-func LegacyTopics() map[string]string {
-	out := make(map[string]string, len(EventTypes))
-	for _, t := range EventTypes {
-		out[t] = Stream
-	}
-	return out
-}

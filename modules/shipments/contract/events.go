@@ -62,12 +62,3 @@ func (ShipmentStatusChanged) EventType() string { return EventStatusChanged }
 
 // EventStream puts every shipments event on the module's stream.
 func (ShipmentEvent) EventStream() string { return Stream }
-
-// LegacyTopics are the tables each event type had before the stream.
-func LegacyTopics() map[string]string {
-	out := make(map[string]string, len(EventTypes))
-	for _, t := range EventTypes {
-		out[t] = Stream
-	}
-	return out
-}

@@ -68,12 +68,3 @@ func (TrackingParcelStatusChanged) EventType() string { return EventStatusChange
 // EventStream puts every tracking parcels event on the module's stream.
 func (TrackingParcelEvent) EventStream() string         { return Stream }
 func (TrackingParcelStatusChanged) EventStream() string { return Stream }
-
-// LegacyTopics are the tables each event type had before the stream.
-func LegacyTopics() map[string]string {
-	out := make(map[string]string, len(EventTypes))
-	for _, t := range EventTypes {
-		out[t] = Stream
-	}
-	return out
-}

@@ -74,7 +74,7 @@ func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now
 		return n, err
 	}
 	// Committed: wake the delivery workers now rather than at their next tick.
-	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, messaging.NotifyChannel, command.DeliveriesDue); err != nil {
+	if err := messaging.Notify(ctx, s.db, command.DeliveriesDue); err != nil {
 		return n, fmt.Errorf("signalling deliveries of %s: %w", e.ID, err)
 	}
 	return n, nil

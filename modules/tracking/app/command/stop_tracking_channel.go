@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"time"
 
 	"shipd/modules/tracking/domain"
 	"shipd/platform/clock"
@@ -39,11 +38,12 @@ func (h StopTrackingChannelHandler) Handle(ctx context.Context, cmd StopTracking
 	if err != nil {
 		return err
 	}
+	now := h.clock.Now()
 	for _, id := range ids {
 		_, err := h.repo.Update(ctx, id, func(p *domain.Parcel) ([]domain.Event, error) {
 			version, status := p.Version(), p.Status()
-			p.StopTracking(channelDeleted, h.now())
-			return changeEvents(p, version, status, h.now()), nil
+			p.StopTracking(channelDeleted, now)
+			return changeEvents(p, version, status, now), nil
 		})
 		if err != nil && !fault.Is(err, fault.KindNotFound) {
 			return err
@@ -51,5 +51,3 @@ func (h StopTrackingChannelHandler) Handle(ctx context.Context, cmd StopTracking
 	}
 	return nil
 }
-
-func (h StopTrackingChannelHandler) now() time.Time { return h.clock.Now() }
