@@ -50,7 +50,11 @@ type Options struct {
 	// lag grows by up to that much while a rebuild runs.
 	BatchTime time.Duration
 	// LockTimeout bounds the swap's wait for the live tables; the swap is
-	// then tried again after another catch-up.
+	// then tried again after another catch-up. The default stays under
+	// PostgreSQL's deadlock_timeout (1 s): a reader that locked one of the
+	// tables and queued behind the swap for another would otherwise be the
+	// one a deadlock check cancels (a 500 to a list request); this way the
+	// swap gives way first.
 	LockTimeout time.Duration
 	// SwapAttempts is how many times the swap is tried.
 	SwapAttempts int
@@ -68,10 +72,10 @@ func (o Options) withDefaults() Options {
 		o.BatchTime = 100 * time.Millisecond
 	}
 	if o.LockTimeout <= 0 {
-		o.LockTimeout = 3 * time.Second
+		o.LockTimeout = 500 * time.Millisecond
 	}
 	if o.SwapAttempts <= 0 {
-		o.SwapAttempts = 5
+		o.SwapAttempts = 10
 	}
 	return o
 }
@@ -176,7 +180,7 @@ func (r *rebuilding) run(ctx context.Context) (Report, error) {
 			return Report{Events: r.done, CaughtUp: r.done - replayed, Locked: locked}, nil
 		}
 		r.done, r.total = done, total // the swap's catch-up was rolled back
-		if !isLockTimeout(err) || attempt == r.o.SwapAttempts {
+		if !isLockContention(err) || attempt == r.o.SwapAttempts {
 			return Report{}, err
 		}
 		if _, horizon, err = r.catchUp(ctx, horizon); err != nil {
@@ -289,7 +293,14 @@ func (r *rebuilding) swap(ctx context.Context, horizon messaging.Snapshot) (time
 	return time.Since(lockedAt), err
 }
 
-func isLockTimeout(err error) bool {
+// isLockContention reports a swap that lost to live writers: its lock
+// timeout ran out (55P03), or PostgreSQL broke a deadlock with a live
+// projection batch by cancelling the swap (40P01). A batch holds the
+// tables' row locks until it commits and takes them in the order its
+// events need, so a swap taking them in the projection's order can meet
+// one halfway. Either way the swap's transaction is rolled back whole and
+// tried again after another catch-up.
+func isLockContention(err error) bool {
 	var pqErr *pq.Error
-	return errors.As(err, &pqErr) && pqErr.Code == "55P03"
+	return errors.As(err, &pqErr) && (pqErr.Code == "55P03" || pqErr.Code == "40P01")
 }
