@@ -27,8 +27,8 @@ var schemaAdapter = readCommittedSchema{watermillsql.DefaultPostgreSQLSchema{Sub
 // upsert the same read-model rows (created and status_changed of one
 // channel arrive on two topics); under REPEATABLE READ the second one fails
 // with a serialization error that no retry inside the same transaction can
-// cure. The offsets row is still locked FOR UPDATE in the select statement,
-// so one subscriber per consumer group reads at a time (ADR 0010).
+// cure. One subscriber per consumer group reads at a time: groupBeginner
+// takes the group's advisory lock (ADR 0010).
 type readCommittedSchema struct {
 	watermillsql.DefaultPostgreSQLSchema
 }
@@ -37,7 +37,7 @@ func (readCommittedSchema) SubscribeIsolationLevel() sql.IsolationLevel {
 	return sql.LevelReadCommitted
 }
 
-var offsetsAdapter = watermillsql.DefaultPostgreSQLOffsetsAdapter{}
+var offsetsAdapter = unlockedOffsets{}
 
 // BusConfig tunes the subscribers. Zero values get defaults.
 type BusConfig struct {
@@ -48,8 +48,10 @@ type BusConfig struct {
 	// AckDeadline is how long a handler may take before its message is redelivered.
 	AckDeadline time.Duration
 	// MaxOpenTransactions bounds how many subscriber transactions are open
-	// at once (see limitedBeginner); 0 means no bound. Set it below the
-	// database pool's size.
+	// at once; 0 means no bound. Set it below the database pool's size: a
+	// subscriber holds its transaction, and so a connection, while its
+	// handlers run, and handlers that write through a connection of their
+	// own (ADR 0019) need the rest of the pool.
 	MaxOpenTransactions int
 	// Retry is how a failing message is tried again before it is set aside
 	// as a dead letter.
@@ -92,12 +94,13 @@ func (c BusConfig) Validate() error {
 // its handler of that event type (Watermill's event group processor);
 // each command handler reads its module's command stream.
 type Bus struct {
-	beginner watermillsql.Beginner
-	config   BusConfig
-	logger   watermill.LoggerAdapter
-	router   *message.Router
-	events   *cqrs.EventGroupProcessor
-	command  *cqrs.CommandProcessor
+	db      *sql.DB
+	slots   chan struct{} // open subscriber transactions; nil: unbounded
+	config  BusConfig
+	logger  watermill.LoggerAdapter
+	router  *message.Router
+	events  *cqrs.EventGroupProcessor
+	command *cqrs.CommandProcessor
 }
 
 // NewBus builds a Bus; add handlers, then Run it.
@@ -125,9 +128,9 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.Metrics != nil {
 		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
 	}
-	b := &Bus{beginner: watermillsql.BeginnerFromStdSQL(db.DB), config: config, logger: wlog, router: router}
+	b := &Bus{db: db.DB, config: config, logger: wlog, router: router}
 	if config.MaxOpenTransactions > 0 {
-		b.beginner = limitedBeginner{Beginner: b.beginner, slots: make(chan struct{}, config.MaxOpenTransactions)}
+		b.slots = make(chan struct{}, config.MaxOpenTransactions)
 	}
 	b.events, err = cqrs.NewEventGroupProcessorWithConfig(router, cqrs.EventGroupProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.EventGroupProcessorGenerateSubscribeTopicParams) (string, error) {
@@ -196,7 +199,9 @@ func commandStream(cmd any) (string, error) {
 func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
 	deadline := b.config.AckDeadline
 	done := make(chan struct{})
-	sub, err := watermillsql.NewSubscriber(b.beginner, watermillsql.SubscriberConfig{
+	beginner := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), key: "consumer:" + stream + "/" + consumerGroup, slots: b.slots,
+		state: &groupState{flushTimeout: deadline}}
+	sub, err := watermillsql.NewSubscriber(beginner, watermillsql.SubscriberConfig{
 		ConsumerGroup:  consumerGroup,
 		ResendInterval: 100 * time.Millisecond,
 		AckDeadline:    &deadline,

@@ -13,32 +13,50 @@ import (
 	"shipd/platform/postgres"
 )
 
-// savepointPerAttempt wraps each handler attempt in a SAVEPOINT. A nacked
-// message is retried inside the same subscriber transaction, so without it a
-// failed attempt's writes would stay and commit with the next attempt.
+// attempt is one try of a handler on a message. A nacked message is retried
+// inside the same subscriber transaction, so a failed try's writes must not
+// stay and commit with the next one: the first handler write in the
+// subscriber's transaction (Tx) opens a SAVEPOINT, rolled back if the try
+// fails. Handlers that write nothing there (events a group passes over, read
+// models collecting a batch, handlers writing through a connection of their
+// own) cost no round trip.
+type attempt struct {
+	tx        watermillsql.Tx
+	savepoint bool
+	// lost is set when the savepoint could not be taken because the
+	// transaction is dead (see begin).
+	lost bool
+}
+
+type attemptKey struct{}
+
+// savepointPerAttempt gives each handler try its attempt.
 func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
 		tx, ok := watermillsql.TxFromContext(msg.Context())
 		if !ok {
 			return h(msg)
 		}
+		a := &attempt{tx: tx}
 		ctx := msg.Context()
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT handler_attempt"); err != nil {
-			if postgres.IsUnavailable(err) || isAborted(err) {
-				// The subscriber's transaction lost its connection (PostgreSQL
-				// restarted), or is aborted: nothing can commit in it, the acknowledgement
-				// included. A nack would have watermill resend the message
-				// into the same dead transaction until the ack deadline (30 s
-				// of a stalled consumer group; found by make faults). An ack
-				// ends that at once: writing it fails, the batch is rolled
-				// back and read again in a fresh transaction, so the message
-				// is still handled, just not in this one.
-				slog.WarnContext(ctx, "subscriber transaction lost its connection; the message is read again", "message_uuid", msg.UUID, "err", err)
-				return nil, nil
-			}
-			return nil, fmt.Errorf("savepoint: %w", err)
-		}
+		msg.SetContext(context.WithValue(ctx, attemptKey{}, a))
+		defer msg.SetContext(ctx)
 		out, err := h(msg)
+		if a.lost {
+			// The subscriber's transaction lost its connection (PostgreSQL
+			// restarted), or is aborted: nothing can commit in it, the
+			// acknowledgement included. A nack would have watermill resend
+			// the message into the same dead transaction until the ack
+			// deadline (30 s of a stalled consumer group; found by make
+			// faults). An ack ends that at once: writing it fails, the batch
+			// is rolled back and read again in a fresh transaction, so the
+			// message is still handled, just not in this one.
+			slog.WarnContext(ctx, "subscriber transaction lost its connection; the message is read again", "message_uuid", msg.UUID, "err", err)
+			return nil, nil
+		}
+		if !a.savepoint {
+			return out, err
+		}
 		if err != nil {
 			if _, rbErr := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT handler_attempt"); rbErr != nil {
 				return nil, fmt.Errorf("%w (and rollback to savepoint failed: %v)", err, rbErr)
@@ -50,6 +68,21 @@ func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 		}
 		return out, nil
 	}
+}
+
+// begin opens the attempt's savepoint, once.
+func (a *attempt) begin(ctx context.Context) error {
+	if a.savepoint {
+		return nil
+	}
+	if _, err := a.tx.ExecContext(ctx, "SAVEPOINT handler_attempt"); err != nil {
+		if postgres.IsUnavailable(err) || isAborted(err) {
+			a.lost = true
+		}
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	a.savepoint = true
+	return nil
 }
 
 // isAborted reports a transaction PostgreSQL has aborted (25P02): every

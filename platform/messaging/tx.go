@@ -14,12 +14,18 @@ import (
 var mapper = reflectx.NewMapperFunc("db", sqlx.NameMapper)
 
 // Tx returns the subscriber's transaction a handler runs in, so a handler's
-// writes commit together with the message's acknowledgement. Queries must
-// use $n placeholders (sqlx cannot rebind on a borrowed transaction).
+// writes commit together with the message's acknowledgement; the try's
+// savepoint is opened first (see attempt). Queries must use $n placeholders
+// (sqlx cannot rebind on a borrowed transaction).
 func Tx(ctx context.Context) (*sqlx.Tx, error) {
 	tx, ok := watermillsql.TxFromContext(ctx)
 	if !ok {
 		return nil, errors.New("messaging: no subscriber transaction in context")
+	}
+	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok {
+		if err := a.begin(ctx); err != nil {
+			return nil, err
+		}
 	}
 	std, ok := stdTx(tx)
 	if !ok {

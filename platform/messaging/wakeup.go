@@ -157,7 +157,11 @@ func (w *Wakeup) Wait(stream string, seen uint64, safety time.Duration, done <-c
 // (Watermill's BackoffManager): at once after a batch, at once after a
 // commit on the stream was notified, else at the safety interval. A commit
 // notified but not yet readable (Watermill reads only below the oldest
-// running transaction) is asked for again after a short, growing pause.
+// running transaction) is asked for again after a short pause, growing to
+// notReadablePause at most, for up to the safety interval after the last
+// notification. Under load the horizon is held back by whichever short
+// transaction is oldest, for milliseconds at a time: a pause that grew to
+// the safety interval itself made the list lag by hundreds of milliseconds.
 type readerBackoff struct {
 	wake     *Wakeup
 	stream   string
@@ -166,8 +170,13 @@ type readerBackoff struct {
 	done     <-chan struct{}
 	seen     uint64        // generation when the last query began
 	pending  time.Duration // pause while a notified commit is not readable yet
+	waited   time.Duration // paused since the last notification
 	errorLog *throttledLog
 }
+
+// notReadablePause is the longest pause before asking again for a commit
+// that was notified but not readable yet.
+const notReadablePause = 25 * time.Millisecond
 
 func newReaderBackoff(wake *Wakeup, stream string, safety, retry time.Duration, done <-chan struct{}) *readerBackoff {
 	b := &readerBackoff{wake: wake, stream: stream, safety: safety, retry: retry, done: done, errorLog: &throttledLog{every: time.Minute}}
@@ -194,12 +203,14 @@ func (b *readerBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, 
 	case gen != b.seen:
 		// Something committed since this query began; it may not have been
 		// readable yet.
-		b.pending = min(max(2*b.pending, 5*time.Millisecond), b.safety)
+		b.pending = min(max(2*b.pending, 5*time.Millisecond), notReadablePause, b.safety)
+		b.waited = b.pending
 		b.seen = gen
 		return b.pending
-	case b.pending > 0 && b.pending < b.safety:
+	case b.pending > 0 && b.waited < b.safety:
 		// Still waiting for a notified commit to become readable.
-		b.pending = min(2*b.pending, b.safety)
+		b.pending = min(2*b.pending, notReadablePause, b.safety)
+		b.waited += b.pending
 		return b.pending
 	default:
 		b.pending = 0

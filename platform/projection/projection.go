@@ -5,10 +5,13 @@
 package projection
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/jmoiron/sqlx"
 
 	"shipd/platform/messaging"
 )
@@ -21,17 +24,38 @@ type Projection struct {
 	// writes lock them; a rebuild replaces them all at once and locks them
 	// in this order, so it cannot deadlock with a live write.
 	Tables []string
-	// Appliers are the projection's appliers, writing into tables and
-	// nowhere else: their SQL goes through tables.SQL, or a rebuild would
-	// write into the live tables.
-	Appliers func(tables Tables) []messaging.Applier
+	// Events are the event types the read model is built from.
+	Events []messaging.EventKind
+	// NewBatch starts a batch of writes into tables and nowhere else: its
+	// SQL goes through tables.SQL, or a rebuild would write into the live
+	// tables.
+	NewBatch func(tables Tables) messaging.Batch
 }
 
-// Subscribe adds the projection's live handlers, writing into the live
-// tables: one consumer group, named after the projection, per stream it
-// reads, applying each batch in the subscriber's transaction.
+// Subscribe adds the projection's live consumer groups, named after it, one
+// per stream it reads: each subscriber transaction's events are written as
+// one batch into the live tables, with their acknowledgement.
 func (p Projection) Subscribe(bus *messaging.Bus) error {
-	return messaging.Subscribe(bus, p.Name, p.Appliers(Live))
+	return messaging.SubscribeBatches(bus, p.Name, p.Events, func() messaging.Batch { return p.NewBatch(Live) })
+}
+
+// Apply writes stored messages into tables in tx, as one batch; messages
+// of event types the projection does not take are passed over.
+func (p Projection) Apply(ctx context.Context, tx *sqlx.Tx, tables Tables, msgs ...messaging.StoredMessage) error {
+	b := p.NewBatch(tables)
+	for _, m := range msgs {
+		for _, k := range p.Events {
+			if k.EventType() != m.Name {
+				continue
+			}
+			e, err := k.Decode(m)
+			if err != nil {
+				return err
+			}
+			b.Add(e)
+		}
+	}
+	return b.Write(ctx, tx)
 }
 
 // Sources are the tables a replay reads: the streams the projection's events
@@ -39,12 +63,12 @@ func (p Projection) Subscribe(bus *messaging.Bus) error {
 // before the streams; only older databases have them).
 func (p Projection) Sources() []string {
 	var streams, legacy []string
-	for _, a := range p.Appliers(Live) {
-		if !slices.Contains(streams, a.Stream()) {
-			streams = append(streams, a.Stream())
+	for _, k := range p.Events {
+		if !slices.Contains(streams, k.Stream()) {
+			streams = append(streams, k.Stream())
 		}
-		if !slices.Contains(legacy, a.EventType()) {
-			legacy = append(legacy, a.EventType())
+		if !slices.Contains(legacy, k.EventType()) {
+			legacy = append(legacy, k.EventType())
 		}
 	}
 	return append(legacy, streams...)

@@ -41,14 +41,11 @@ type Report struct {
 
 // Options tune a rebuild; zero fields get defaults.
 type Options struct {
-	// BatchSize is how many events are read at once, and at most applied in
-	// one write transaction.
+	// BatchSize is how many events are read at once and written as one
+	// batch, in a transaction of a few statements: while it is open, no
+	// event subscriber of the cluster sees events committed after it began
+	// (they read below the oldest running transaction).
 	BatchSize int
-	// BatchTime bounds one write transaction: while it is open, no event
-	// subscriber of the cluster sees events committed after it began (they
-	// read below the oldest running transaction), so the live read models'
-	// lag grows by up to that much while a rebuild runs.
-	BatchTime time.Duration
 	// LockTimeout bounds the swap's wait for the live tables; the swap is
 	// then tried again after another catch-up. The default stays under
 	// PostgreSQL's deadlock_timeout (1 s): a reader that locked one of the
@@ -67,9 +64,6 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 500
-	}
-	if o.BatchTime <= 0 {
-		o.BatchTime = 100 * time.Millisecond
 	}
 	if o.LockTimeout <= 0 {
 		o.LockTimeout = 500 * time.Millisecond
@@ -96,7 +90,7 @@ type rebuilding struct {
 	o        Options
 	topics   []string // the sources that exist
 	shadows  []*shadow
-	appliers map[string][]messaging.Applier // by event type, writing into the shadows
+	tables   Tables // the shadows
 	progress Progress
 	done     int64
 	total    int64
@@ -111,7 +105,7 @@ func rebuild(ctx context.Context, db *sqlx.DB, p Projection, o Options, progress
 	if err != nil {
 		return Report{}, err
 	}
-	r := &rebuilding{db: db, p: p, o: o, topics: sources, progress: progress, appliers: map[string][]messaging.Applier{}}
+	r := &rebuilding{db: db, p: p, o: o, topics: sources, progress: progress}
 	names := map[string]string{}
 	for _, live := range p.Tables {
 		s, err := describeShadow(ctx, db, live)
@@ -121,9 +115,7 @@ func rebuild(ctx context.Context, db *sqlx.DB, p Projection, o Options, progress
 		r.shadows = append(r.shadows, s)
 		names[live] = s.name
 	}
-	for _, a := range p.Appliers(renamed(names)) {
-		r.appliers[a.EventType()] = append(r.appliers[a.EventType()], a)
-	}
+	r.tables = renamed(names)
 	report, err := r.run(ctx)
 	if err != nil {
 		// The live tables are untouched; only the shadows go. Cancelled
@@ -225,24 +217,11 @@ func (r *rebuilding) apply(ctx context.Context, stage Stage, q sqlx.QueryerConte
 		if err != nil || len(batch) == 0 {
 			return applied, err
 		}
-		n := 0 // applied in this transaction; the rest are read again
-		if err := inTx(func(tx *sqlx.Tx) error {
-			until := time.Now().Add(r.o.BatchTime)
-			for _, m := range batch {
-				for _, a := range r.appliers[m.Name] {
-					if err := a.ApplyStored(ctx, tx, m); err != nil {
-						return err
-					}
-				}
-				cur = cur.Past(m)
-				if n++; time.Now().After(until) {
-					return nil
-				}
-			}
-			return nil
-		}); err != nil {
+		if err := inTx(func(tx *sqlx.Tx) error { return r.p.Apply(ctx, tx, r.tables, batch...) }); err != nil {
 			return applied, err
 		}
+		cur = cur.Past(batch[len(batch)-1])
+		n := len(batch)
 		applied += int64(n)
 		r.done += int64(n)
 		if r.done > r.total {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -27,55 +28,97 @@ func (p *ChannelListProjection) Register(bus *messaging.Bus) error {
 	return p.Definition().Subscribe(bus)
 }
 
-// Definition is the read model as the bus and a rebuild see it. Each event
-// type is its own topic, so events of one channel can arrive out of order:
-// the upsert keeps the highest version, and a delete leaves a tombstone.
+// Definition is the read model as the bus and a rebuild see it: each batch
+// of the channels stream leaves each channel it touches as its newest event
+// says, in one upsert; the version guard makes a redelivered batch change
+// nothing, and a delete leaves a tombstone.
 func (p *ChannelListProjection) Definition() projection.Projection {
 	return projection.Projection{
 		Name:   "channels.channel_list",
 		Tables: []string{"channels.channel_list"},
-		Appliers: func(tables projection.Tables) []messaging.Applier {
-			upsert := tables.SQL(`
+		Events: []messaging.EventKind{
+			messaging.Takes[contract.ShippingChannelCreated](),
+			messaging.Takes[contract.ShippingChannelUpdated](),
+			messaging.Takes[contract.ShippingChannelValidated](),
+			messaging.Takes[contract.ShippingChannelStatusChanged](),
+			messaging.Takes[contract.ShippingChannelDeleted](),
+		},
+		NewBatch: func(tables projection.Tables) messaging.Batch {
+			return &channelListBatch{upsert: tables.SQL(`
 				INSERT INTO channels.channel_list AS l (id, account_id, version, deleted, provider, status, created_at, record)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+				SELECT id, account_id, version, deleted, provider, status, created_at, record::json
+				FROM json_to_recordset($1) AS r(id text, account_id text, version integer, deleted boolean,
+					provider text, status text, created_at timestamptz, record text)
+				ORDER BY id
 				ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted,
 					provider = excluded.provider, status = excluded.status, record = excluded.record
-				WHERE l.version < excluded.version`)
-			write := func(ctx context.Context, tx *sqlx.Tx, e contract.ChannelEvent, deleted bool) error {
-				return writeChannel(ctx, tx, upsert, e, deleted)
-			}
-			return []messaging.Applier{
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelCreated) error {
-					return write(ctx, tx, e.ChannelEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelUpdated) error {
-					return write(ctx, tx, e.ChannelEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelValidated) error {
-					return write(ctx, tx, e.ChannelEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelStatusChanged) error {
-					return write(ctx, tx, e.ChannelEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShippingChannelDeleted) error {
-					return write(ctx, tx, e.ChannelEvent, true)
-				}),
-			}
+				WHERE l.version < excluded.version`)}
 		},
 	}
 }
 
-// writeChannel applies one event with upsert, the version-guarded statement
-// for the tables being written; a redelivery changes nothing.
-func writeChannel(ctx context.Context, tx *sqlx.Tx, upsert string, e contract.ChannelEvent, deleted bool) error {
-	record, err := json.Marshal(e.ShippingChannel)
+// channelListBatch is one batch of the channel list's writes.
+type channelListBatch struct {
+	upsert string
+	rows   projection.Newest[channelListEvent]
+}
+
+type channelListEvent struct {
+	contract.ChannelEvent
+	deleted bool
+}
+
+func (b *channelListBatch) Add(e messaging.Event) {
+	switch e := e.(type) {
+	case *contract.ShippingChannelCreated:
+		b.put(e.ChannelEvent, false)
+	case *contract.ShippingChannelUpdated:
+		b.put(e.ChannelEvent, false)
+	case *contract.ShippingChannelValidated:
+		b.put(e.ChannelEvent, false)
+	case *contract.ShippingChannelStatusChanged:
+		b.put(e.ChannelEvent, false)
+	case *contract.ShippingChannelDeleted:
+		b.put(e.ChannelEvent, true)
+	}
+}
+
+func (b *channelListBatch) put(e contract.ChannelEvent, deleted bool) {
+	b.rows.Put(e.ShippingChannel.ID, e.Version, channelListEvent{e, deleted})
+}
+
+// channelListRow is a row as json_to_recordset reads it.
+type channelListRow struct {
+	ID        string    `json:"id"`
+	AccountID string    `json:"account_id"`
+	Version   int       `json:"version"`
+	Deleted   bool      `json:"deleted"`
+	Provider  string    `json:"provider"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	Record    string    `json:"record"` // text, so the record's key order is kept
+}
+
+func (b *channelListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
+	if b.rows.Len() == 0 {
+		return nil
+	}
+	rows := make([]channelListRow, 0, b.rows.Len())
+	for _, id := range b.rows.IDs() {
+		e := b.rows.Get(id)
+		ch := e.ShippingChannel
+		record, err := json.Marshal(ch)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, channelListRow{ch.ID, e.AccountID, e.Version, e.deleted, ch.Provider, ch.Status, ch.CreatedAt, string(record)})
+	}
+	data, err := json.Marshal(rows)
 	if err != nil {
 		return err
 	}
-	ch := e.ShippingChannel
-	_, err = tx.ExecContext(ctx, upsert, ch.ID, e.AccountID, e.Version, deleted, ch.Provider, ch.Status, ch.CreatedAt, record)
-	if err != nil {
-		return fmt.Errorf("projecting channel %s v%d: %w", ch.ID, e.Version, err)
+	if _, err := tx.ExecContext(ctx, b.upsert, data); err != nil {
+		return fmt.Errorf("projecting %d channels: %w", len(rows), err)
 	}
 	return nil
 }

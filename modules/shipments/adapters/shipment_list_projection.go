@@ -2,12 +2,12 @@ package adapters
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"shipd/modules/shipments/contract"
 	"shipd/platform/messaging"
@@ -31,33 +31,28 @@ func (p *ShipmentListProjection) Register(bus *messaging.Bus) error {
 	return p.Definition().Subscribe(bus)
 }
 
-// Definition is the read model as the bus and a rebuild see it. Events of
-// one shipment arrive on several topics, so each is applied only when newer
-// than the row (version guard); a delete leaves a tombstone. Every
-// status_changed comes with a created or updated event of the same version,
-// so the projection does not subscribe to it.
+// Definition is the read model as the bus and a rebuild see it. Each batch
+// of the shipments stream is written in a few statements whatever its size:
+// the rows it touches are locked and read, the new ones inserted with their
+// seqs, the others updated to their newest event, and the counters moved by
+// the batch's sum. Every write is version-guarded, so a redelivered batch
+// changes nothing; a delete leaves a tombstone. Every status_changed comes
+// with a created or updated event of the same version, so the projection
+// does not take it.
 func (p *ShipmentListProjection) Definition() projection.Projection {
 	return projection.Projection{
 		Name: "shipments.shipment_list",
-		// The order write locks them in: the account's seq (for a shipment
-		// not listed yet), the row, the counters, the block counts.
+		// The order a batch locks them in: the rows, the accounts' seqs
+		// (for shipments not listed yet), the counters, the block counts.
 		Tables: []string{"shipments.shipment_list", "shipments.shipment_list_seq", "shipments.shipment_counts", "shipments.shipment_list_blocks"},
-		Appliers: func(tables projection.Tables) []messaging.Applier {
-			w := newShipmentListWriter(tables, p.block)
-			return []messaging.Applier{
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentRequested) error {
-					return w.write(ctx, tx, e.ShipmentEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentCreated) error {
-					return w.write(ctx, tx, e.ShipmentEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentUpdated) error {
-					return w.write(ctx, tx, e.ShipmentEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.ShipmentDeleted) error {
-					return w.write(ctx, tx, e.ShipmentEvent, true)
-				}),
-			}
+		Events: []messaging.EventKind{
+			messaging.Takes[contract.ShipmentRequested](),
+			messaging.Takes[contract.ShipmentCreated](),
+			messaging.Takes[contract.ShipmentUpdated](),
+			messaging.Takes[contract.ShipmentDeleted](),
+		},
+		NewBatch: func(tables projection.Tables) messaging.Batch {
+			return &shipmentListBatch{shipmentListSQL: newShipmentListSQL(tables), block: p.block}
 		},
 	}
 }
@@ -69,51 +64,88 @@ func (p *ShipmentListProjection) Definition() projection.Projection {
 // counts to find the block.
 const shipmentListBlock = 4096
 
-// shipmentListWriter writes events into one set of the read model's tables:
-// the live ones, or a rebuild's shadows.
-type shipmentListWriter struct {
-	block                                   int64
-	lockRow, lockSeq, update, insert, tally string
+// shipmentListSQL is the batch's statements against one set of the read
+// model's tables: the live ones, or a rebuild's shadows.
+type shipmentListSQL struct {
+	lock, insert, update, tally string
 }
 
-func newShipmentListWriter(t projection.Tables, block int64) shipmentListWriter {
-	return shipmentListWriter{
-		block:   block,
-		lockRow: t.SQL(`SELECT version, deleted, status, channel_id, seq FROM shipments.shipment_list WHERE id = $1 FOR UPDATE`),
-		// Made at 0 for a new account, so the insert's increment gives 1.
-		lockSeq: t.SQL(`INSERT INTO shipments.shipment_list_seq AS s (account_id, last_seq) VALUES ($1, 0)
-			ON CONFLICT (account_id) DO UPDATE SET last_seq = s.last_seq`),
-		update: t.SQL(`UPDATE shipments.shipment_list SET version = $2, deleted = $3, status = $4,
-			reference_number = $5, provider_shipment_id = $6, record = $7 WHERE id = $1`),
+func newShipmentListSQL(t projection.Tables) shipmentListSQL {
+	return shipmentListSQL{
+		lock: t.SQL(`SELECT id, version, deleted, status, channel_id, seq FROM shipments.shipment_list
+			WHERE id = ANY($1) ORDER BY id FOR UPDATE`),
+		// Each account's seq moves on by its new shipments, which take the
+		// seqs after the old last_seq in the order the batch met them: no
+		// gap, no seq twice (ADR 0015).
 		insert: t.SQL(`
-			WITH next AS (
-				INSERT INTO shipments.shipment_list_seq AS s (account_id, last_seq) VALUES ($2, 1)
-				ON CONFLICT (account_id) DO UPDATE SET last_seq = s.last_seq + 1
-				RETURNING last_seq)
-			INSERT INTO shipments.shipment_list (id, account_id, seq, version, deleted, status, channel_id, reference_number, provider_shipment_id, created_at, record)
-			SELECT $1, $2, last_seq, $3, $4, $5, $6, $7, $8, $9, $10 FROM next
-			RETURNING seq`),
-		// One live shipment of channel $2 in block $5 leaves status $3 and
-		// enters status $4 ('' for none: a new or a deleted shipment). The
-		// counter of the account, status and channel moves, and so do the
-		// block's counts by status and channel, by status, by channel and of
-		// all ('' is "any"), where they do not cancel out. Rows are written
-		// in key order, so two writers cannot deadlock on them.
+			WITH r AS (
+				SELECT * FROM json_to_recordset($1) AS r(ord integer, id text, account_id text, version integer, deleted boolean,
+					status text, channel_id text, reference_number text, provider_shipment_id text, created_at timestamptz, record text)),
+			per_account AS (SELECT account_id, count(*) AS n FROM r GROUP BY account_id),
+			moved AS (
+				INSERT INTO shipments.shipment_list_seq AS s (account_id, last_seq)
+				SELECT account_id, n FROM per_account ORDER BY account_id
+				ON CONFLICT (account_id) DO UPDATE SET last_seq = s.last_seq + excluded.last_seq
+				RETURNING account_id, last_seq)
+			INSERT INTO shipments.shipment_list (id, account_id, seq, version, deleted, status, channel_id, reference_number,
+				provider_shipment_id, created_at, record)
+			SELECT r.id, r.account_id, m.last_seq - p.n + row_number() OVER (PARTITION BY r.account_id ORDER BY r.ord),
+				r.version, r.deleted, r.status, r.channel_id, r.reference_number, r.provider_shipment_id, r.created_at, r.record::json
+			FROM r JOIN per_account p USING (account_id) JOIN moved m USING (account_id)
+			RETURNING id, seq`),
+		update: t.SQL(`UPDATE shipments.shipment_list l SET version = r.version, deleted = r.deleted, status = r.status,
+				reference_number = r.reference_number, provider_shipment_id = r.provider_shipment_id, record = r.record::json
+			FROM json_to_recordset($1) AS r(id text, version integer, deleted boolean, status text, reference_number text,
+				provider_shipment_id text, record text)
+			WHERE l.id = r.id`),
+		// Rows are written in key order, so two writers cannot deadlock on them.
 		tally: t.SQL(`
-			WITH moved (status, n) AS (SELECT * FROM (VALUES ($3::text, -1), ($4::text, 1)) v WHERE v.column1 <> ''),
-			counted AS (
+			WITH counted AS (
 				INSERT INTO shipments.shipment_counts AS c (account_id, status, channel_id, n)
-				SELECT $1, status, $2, n FROM moved ORDER BY status
+				SELECT account_id, status, channel_id, n
+				FROM json_to_recordset($1) AS r(account_id text, status text, channel_id text, n bigint)
+				ORDER BY account_id, status, channel_id
 				ON CONFLICT (account_id, status, channel_id) DO UPDATE SET n = c.n + excluded.n)
 			INSERT INTO shipments.shipment_list_blocks AS b (account_id, status, channel_id, block, n)
-			SELECT $1, k.status, k.channel_id, $5, sum(m.n)
-			FROM moved m, LATERAL (VALUES (m.status, $2::text), (m.status, ''), ('', $2::text), ('', '')) AS k(status, channel_id)
-			GROUP BY k.status, k.channel_id HAVING sum(m.n) <> 0 ORDER BY k.status, k.channel_id
+			SELECT account_id, status, channel_id, block, n
+			FROM json_to_recordset($2) AS r(account_id text, status text, channel_id text, block bigint, n bigint)
+			ORDER BY account_id, status, channel_id, block
 			ON CONFLICT (account_id, status, channel_id, block) DO UPDATE SET n = b.n + excluded.n`),
 	}
 }
 
+// shipmentListBatch is one batch of the list's writes.
+type shipmentListBatch struct {
+	shipmentListSQL
+	block  int64
+	events projection.Newest[shipmentListEvent]
+}
+
+type shipmentListEvent struct {
+	contract.ShipmentEvent
+	deleted bool
+}
+
+func (b *shipmentListBatch) Add(e messaging.Event) {
+	switch e := e.(type) {
+	case *contract.ShipmentRequested:
+		b.put(e.ShipmentEvent, false)
+	case *contract.ShipmentCreated:
+		b.put(e.ShipmentEvent, false)
+	case *contract.ShipmentUpdated:
+		b.put(e.ShipmentEvent, false)
+	case *contract.ShipmentDeleted:
+		b.put(e.ShipmentEvent, true)
+	}
+}
+
+func (b *shipmentListBatch) put(e contract.ShipmentEvent, deleted bool) {
+	b.events.Put(e.Shipment.ID, e.Version, shipmentListEvent{e, deleted})
+}
+
+// listKey is what the batch reads of a row before it writes it.
 type listKey struct {
+	ID        string `db:"id"`
 	Version   int    `db:"version"`
 	Deleted   bool   `db:"deleted"`
 	Status    string `db:"status"`
@@ -121,70 +153,117 @@ type listKey struct {
 	Seq       int64  `db:"seq"`
 }
 
-// write applies one event in tx. The write is version-guarded, so a
-// redelivery changes nothing.
-func (w shipmentListWriter) write(ctx context.Context, tx *sqlx.Tx, e contract.ShipmentEvent, deleted bool) error {
-	sh := e.Shipment
-	old, existed, err := w.lock(ctx, tx, e.AccountID, sh.ID)
-	if err != nil {
-		return err
+// shipmentListRow is a row as json_to_recordset reads it.
+type shipmentListRow struct {
+	Ord                int       `json:"ord"`
+	ID                 string    `json:"id"`
+	AccountID          string    `json:"account_id"`
+	Version            int       `json:"version"`
+	Deleted            bool      `json:"deleted"`
+	Status             string    `json:"status"`
+	ChannelID          string    `json:"channel_id"`
+	ReferenceNumber    string    `json:"reference_number"`
+	ProviderShipmentID *string   `json:"provider_shipment_id"`
+	CreatedAt          time.Time `json:"created_at"`
+	Record             string    `json:"record"` // text, so the record's key order is kept
+}
+
+func (b *shipmentListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
+	if b.events.Len() == 0 {
+		return nil
 	}
-	if existed && old.Version >= e.Version {
-		return nil // an older or repeated event
+	var locked []listKey
+	if err := tx.SelectContext(ctx, &locked, b.lock, pq.Array(b.events.IDs())); err != nil {
+		return fmt.Errorf("locking %d listed shipments: %w", b.events.Len(), err)
 	}
-	record, err := json.Marshal(sh.Summary())
-	if err != nil {
-		return err
+	old := make(map[string]listKey, len(locked))
+	for _, k := range locked {
+		old[k.ID] = k
 	}
-	// The counts follow the row's own channel and seq, which an update
-	// leaves as they were.
-	seq, channel := old.Seq, old.ChannelID
-	if existed {
-		_, err = tx.ExecContext(ctx, w.update,
-			sh.ID, e.Version, deleted, sh.Status, sh.ReferenceNumber, sh.ProviderShipmentID, record)
-	} else {
-		channel = sh.ShippingChannelID
-		err = tx.GetContext(ctx, &seq, w.insert,
-			sh.ID, e.AccountID, e.Version, deleted, sh.Status, channel, sh.ReferenceNumber, sh.ProviderShipmentID, sh.CreatedAt, record)
+	var inserts, updates []shipmentListRow
+	var t tally
+	for i, id := range b.events.IDs() {
+		e := b.events.Get(id)
+		was, existed := old[id]
+		if existed && was.Version >= e.Version {
+			continue // an older or repeated event
+		}
+		sh := e.Shipment
+		record, err := json.Marshal(sh.Summary())
+		if err != nil {
+			return err
+		}
+		row := shipmentListRow{i, sh.ID, e.AccountID, e.Version, e.deleted, sh.Status, sh.ShippingChannelID,
+			sh.ReferenceNumber, sh.ProviderShipmentID, sh.CreatedAt, string(record)}
+		if !existed {
+			inserts = append(inserts, row)
+			continue
+		}
+		updates = append(updates, row)
+		// The counts follow the row's own channel and seq, which an update
+		// leaves as they were.
+		t.move(e.AccountID, was.ChannelID, was.Seq/b.block, counted(was.Status, was.Deleted), counted(sh.Status, e.deleted))
 	}
-	if err != nil {
-		return fmt.Errorf("projecting shipment %s v%d: %w", sh.ID, e.Version, err)
+	if len(inserts) > 0 {
+		seqs, err := b.insertRows(ctx, tx, inserts)
+		if err != nil {
+			return err
+		}
+		for _, r := range inserts {
+			t.move(r.AccountID, r.ChannelID, seqs[r.ID]/b.block, "", counted(r.Status, r.Deleted))
+		}
 	}
-	var left, entered string // the status counted before and after; "" for none
-	if existed && !old.Deleted {
-		left = old.Status
+	if len(updates) > 0 {
+		if err := execJSON(ctx, tx, b.update, updates); err != nil {
+			return fmt.Errorf("projecting %d shipments: %w", len(updates), err)
+		}
 	}
-	if !deleted {
-		entered = sh.Status
-	}
-	if left == entered {
-		return nil // counted as before
-	}
-	if _, err := tx.ExecContext(ctx, w.tally, e.AccountID, channel, left, entered, seq/w.block); err != nil {
-		return fmt.Errorf("counting shipments: %w", err)
+	if counts, blocks := t.rows(); len(counts) > 0 || len(blocks) > 0 {
+		if err := execJSON(ctx, tx, b.tally, counts, blocks); err != nil {
+			return fmt.Errorf("counting shipments: %w", err)
+		}
 	}
 	return nil
 }
 
-// lock locks the shipment's row and reads it. A shipment not listed yet
-// has no row to lock, and its first events (requested, created, updated)
-// arrive on several topics at once: two handlers would both find no row and
-// both insert, and the second would fail on the primary key. So the account's
-// seq row is locked first and the row looked for again: a row another
-// handler inserted meanwhile is then committed and seen, and is updated under
-// the version guard instead. The seq row is the lock, not an upsert of the
-// list row, because an insert that loses to a conflict would still have
-// taken a seq and left a gap in the sequence (ADR 0015).
-func (w shipmentListWriter) lock(ctx context.Context, tx *sqlx.Tx, account, id string) (old listKey, existed bool, err error) {
-	err = tx.GetContext(ctx, &old, w.lockRow, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		if _, err := tx.ExecContext(ctx, w.lockSeq, account); err != nil {
-			return old, false, fmt.Errorf("locking the account's shipment sequence: %w", err)
+// insertRows inserts shipments not listed yet and returns their seqs.
+func (b *shipmentListBatch) insertRows(ctx context.Context, tx *sqlx.Tx, rows []shipmentListRow) (map[string]int64, error) {
+	data, err := json.Marshal(rows)
+	if err != nil {
+		return nil, err
+	}
+	var inserted []struct {
+		ID  string `db:"id"`
+		Seq int64  `db:"seq"`
+	}
+	if err := tx.SelectContext(ctx, &inserted, b.insert, data); err != nil {
+		return nil, fmt.Errorf("listing %d new shipments: %w", len(rows), err)
+	}
+	seqs := make(map[string]int64, len(inserted))
+	for _, r := range inserted {
+		seqs[r.ID] = r.Seq
+	}
+	return seqs, nil
+}
+
+// counted is the status a row is counted under: none ("") once deleted.
+func counted(status string, deleted bool) string {
+	if deleted {
+		return ""
+	}
+	return status
+}
+
+// execJSON runs query with each argument encoded as one JSON document.
+func execJSON(ctx context.Context, tx *sqlx.Tx, query string, args ...any) error {
+	docs := make([]any, len(args))
+	for i, a := range args {
+		data, err := json.Marshal(a)
+		if err != nil {
+			return err
 		}
-		err = tx.GetContext(ctx, &old, w.lockRow, id)
+		docs[i] = data
 	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return old, false, nil
-	}
-	return old, err == nil, err
+	_, err := tx.ExecContext(ctx, query, docs...)
+	return err
 }

@@ -3,104 +3,102 @@ package adapters_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
-	"shipd"
 	"shipd/modules/shipments/adapters"
 	"shipd/modules/shipments/contract"
-	"shipd/platform/apptest"
-	"shipd/platform/config"
 	"shipd/platform/ids"
 	"shipd/platform/messaging"
+	"shipd/platform/postgres"
+	"shipd/platform/postgres/pgtest"
 	"shipd/platform/projection"
 )
 
-// A new shipment's first events reach the list projection at the same
-// moment, each in its own handler's transaction, and neither finds a row.
-// The second must wait for the first and then update its row under the
-// version guard: no duplicate key (which the bus retries and logs as an
-// ERROR), no second seq, counters for one shipment. Both orders, the first
-// time for a new account and again for one that has shipments.
-func TestFirstEventsOfAShipmentRaceWithoutADuplicateKey(t *testing.T) {
-	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.BookingConcurrency = 0 }))
-	appliers := map[string]messaging.Applier{}
-	for _, a := range adapters.NewShipmentListProjection(env.DB).Definition().Appliers(projection.Live) {
-		appliers[a.EventType()] = a
-	}
-	account, channel := ids.New(ids.Account), ids.New(ids.ShippingChannel)
-	event := func(id, status string, version int) messaging.StoredMessage {
-		at := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
-		payload, err := json.Marshal(contract.ShipmentEvent{AccountID: account, Version: version, OccurredAt: at,
-			Shipment: contract.Shipment{ID: id, ShippingChannelID: channel, Status: status, CreatedAt: at, UpdatedAt: at}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		topic := map[string]string{"pending": "shipment.requested", "created": "shipment.created"}[status]
-		return messaging.StoredMessage{Topic: contract.Stream, Name: topic, UUID: ids.New(ids.Event), Payload: payload}
-	}
-	begin := func() *sqlx.Tx {
-		tx, err := env.DB.Beginx()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = tx.Rollback() })
-		return tx
-	}
+// One batch brings new shipments of two accounts from requested to created
+// (one deleted again), then the same batch is written a second time, as
+// after a crash between the write and the commit: each shipment has one row
+// at its newest version, each account's seqs run on from its last without a
+// gap in the order the batch met the shipments, and every shipment is
+// counted once, under its newest status.
+func TestABatchListsEachShipmentOnceAtItsNewestVersion(t *testing.T) {
+	db := pgtest.Open(t)
 	ctx := context.Background()
-	for n, first := range []string{"pending", "created"} {
-		id := ids.New(ids.Shipment)
-		requested, created := event(id, "pending", 1), event(id, "created", 2)
-		one, two := requested, created
-		if first == "created" {
-			one, two = created, requested
-		}
-		tx1 := begin()
-		if err := appliers[one.Name].ApplyStored(ctx, tx1, one); err != nil {
-			t.Fatalf("%s first: %v", one.Topic, err)
-		}
-		second := make(chan error, 1)
-		go func() {
-			tx2 := begin()
-			if err := appliers[two.Name].ApplyStored(ctx, tx2, two); err != nil {
-				second <- err
-				return
-			}
-			second <- tx2.Commit()
-		}()
-		apptest.Eventually(t, 5*time.Second, "the second writer waiting for the first", func() bool {
-			var waiting int
-			_ = env.DB.Get(&waiting, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)
-			return waiting > 0
-		})
-		if err := tx1.Commit(); err != nil {
+	def := adapters.NewShipmentListProjection(db).Definition()
+	accounts := []string{ids.New(ids.Account), ids.New(ids.Account)}
+	channel := ids.New(ids.ShippingChannel)
+	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	event := func(account, id, name, status string, version int) messaging.StoredMessage {
+		payload, err := json.Marshal(contract.ShipmentEvent{AccountID: account, Version: version, OccurredAt: at,
+			Shipment: contract.Shipment{ID: id, ShippingChannelID: channel, ReferenceNumber: id, Status: status, CreatedAt: at, UpdatedAt: at}})
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := <-second; err != nil {
-			t.Fatalf("%s after %s: %v", two.Topic, one.Topic, err)
+		return messaging.StoredMessage{Topic: contract.Stream, Name: name, UUID: ids.New(ids.Event), Payload: payload}
+	}
+	apply := func(msgs ...messaging.StoredMessage) {
+		t.Helper()
+		if err := postgres.InTx(ctx, db, func(tx *sqlx.Tx) error { return def.Apply(ctx, tx, projection.Live, msgs...) }); err != nil {
+			t.Fatal(err)
 		}
+	}
+	// An earlier shipment of the first account: its seq is 1.
+	earlier := ids.New(ids.Shipment)
+	apply(event(accounts[0], earlier, contract.EventRequested, "pending", 1))
 
+	var batch []messaging.StoredMessage
+	var shipments []string
+	for i := range 6 {
+		id := ids.New(ids.Shipment)
+		shipments = append(shipments, id)
+		batch = append(batch, event(accounts[i%2], id, contract.EventRequested, "pending", 1))
+	}
+	for i, id := range shipments {
+		batch = append(batch, event(accounts[i%2], id, contract.EventCreated, "created", 2))
+	}
+	batch = append(batch, event(accounts[1], shipments[5], contract.EventDeleted, "created", 3))
+	apply(batch...)
+	apply(batch...)
+
+	for i, id := range shipments {
 		var row struct {
 			Version int    `db:"version"`
 			Status  string `db:"status"`
+			Deleted bool   `db:"deleted"`
 			Seq     int    `db:"seq"`
 		}
-		if err := env.DB.Get(&row, `SELECT version, status, seq FROM shipments.shipment_list WHERE id = $1`, id); err != nil {
+		if err := db.Get(&row, `SELECT version, status, deleted, seq FROM shipments.shipment_list WHERE id = $1`, id); err != nil {
 			t.Fatal(err)
 		}
-		if row.Version != 2 || row.Status != "created" || row.Seq != n+1 {
-			t.Errorf("%s first: row %+v, want version 2, created, seq %d", first, row, n+1)
+		want := fmt.Sprintf("{Version:2 Status:created Deleted:false Seq:%d}", 2+i/2)
+		if i%2 == 1 {
+			want = fmt.Sprintf("{Version:2 Status:created Deleted:false Seq:%d}", 1+i/2)
 		}
-		var lastSeq, pending, createdCount int
-		if err := env.DB.Get(&lastSeq, `SELECT last_seq FROM shipments.shipment_list_seq WHERE account_id = $1`, account); err != nil {
+		if i == 5 {
+			want = "{Version:3 Status:created Deleted:true Seq:3}"
+		}
+		if got := fmt.Sprintf("%+v", row); got != want {
+			t.Errorf("shipment %d: %s, want %s", i, got, want)
+		}
+	}
+	counts := map[string]string{}
+	for _, account := range accounts {
+		var c string
+		if err := db.Get(&c, `SELECT concat_ws(' ', (SELECT last_seq FROM shipments.shipment_list_seq WHERE account_id = $1),
+			(SELECT string_agg(status || '=' || n, ',' ORDER BY status) FROM shipments.shipment_counts WHERE account_id = $1 AND n <> 0),
+			(SELECT string_agg(coalesce(nullif(status, ''), 'any') || '=' || n, ',' ORDER BY status) FROM shipments.shipment_list_blocks
+				WHERE account_id = $1 AND channel_id = '' AND n <> 0))`, account); err != nil {
 			t.Fatal(err)
 		}
-		_ = env.DB.Get(&pending, `SELECT coalesce(sum(n), 0) FROM shipments.shipment_counts WHERE account_id = $1 AND status = 'pending'`, account)
-		_ = env.DB.Get(&createdCount, `SELECT coalesce(sum(n), 0) FROM shipments.shipment_counts WHERE account_id = $1 AND status = 'created'`, account)
-		if lastSeq != n+1 || pending != 0 || createdCount != n+1 {
-			t.Errorf("%s first: last seq %d, counted pending %d, created %d; want %d, 0, %d", first, lastSeq, pending, createdCount, n+1, n+1)
-		}
+		counts[account] = c
+	}
+	if got, want := counts[accounts[0]], "4 created=3,pending=1 any=4,created=3,pending=1"; got != want {
+		t.Errorf("first account: last seq, counts, block counts %q; want %q", got, want)
+	}
+	if got, want := counts[accounts[1]], "3 created=2 any=2,created=2"; got != want {
+		t.Errorf("second account: last seq, counts, block counts %q; want %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -25,52 +26,95 @@ func (p *ParcelListProjection) Register(bus *messaging.Bus) error {
 	return p.Definition().Subscribe(bus)
 }
 
-// Definition is the read model as the bus and a rebuild see it. Events of
-// one parcel arrive on several topics, so each is applied only when newer
-// than the row (version guard); a delete leaves a tombstone. status_changed
-// always comes with an updated event of the same version, so the projection
-// needs only these three.
+// Definition is the read model as the bus and a rebuild see it: each batch
+// of the tracking stream leaves each parcel it touches as its newest event
+// says, in one upsert; the version guard makes a redelivered batch change
+// nothing, and a delete leaves a tombstone. status_changed always comes with
+// an updated event of the same version, so the projection needs only these
+// three.
 func (p *ParcelListProjection) Definition() projection.Projection {
 	return projection.Projection{
 		Name:   "tracking.parcel_list",
 		Tables: []string{"tracking.parcel_list"},
-		Appliers: func(tables projection.Tables) []messaging.Applier {
-			upsert := tables.SQL(`INSERT INTO tracking.parcel_list AS l
+		Events: []messaging.EventKind{
+			messaging.Takes[contract.TrackingParcelCreated](),
+			messaging.Takes[contract.TrackingParcelUpdated](),
+			messaging.Takes[contract.TrackingParcelDeleted](),
+		},
+		NewBatch: func(tables projection.Tables) messaging.Batch {
+			return &parcelListBatch{upsert: tables.SQL(`INSERT INTO tracking.parcel_list AS l
 				(id, account_id, version, deleted, status, channel_id, tracking_number, created_at, record)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+				SELECT id, account_id, version, deleted, status, channel_id, tracking_number, created_at, record::json
+				FROM json_to_recordset($1) AS r(id text, account_id text, version integer, deleted boolean,
+					status text, channel_id text, tracking_number text, created_at timestamptz, record text)
+				ORDER BY id
 				ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, status = excluded.status,
 					record = excluded.record
-				WHERE l.version < excluded.version`)
-			write := func(ctx context.Context, tx *sqlx.Tx, e contract.TrackingParcelEvent, deleted bool) error {
-				return writeParcel(ctx, tx, upsert, e, deleted)
-			}
-			return []messaging.Applier{
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelCreated) error {
-					return write(ctx, tx, e.TrackingParcelEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelUpdated) error {
-					return write(ctx, tx, e.TrackingParcelEvent, false)
-				}),
-				messaging.Apply(func(ctx context.Context, tx *sqlx.Tx, e *contract.TrackingParcelDeleted) error {
-					return write(ctx, tx, e.TrackingParcelEvent, true)
-				}),
-			}
+				WHERE l.version < excluded.version`)}
 		},
 	}
 }
 
-// writeParcel applies one event with upsert, the version-guarded statement
-// for the tables being written; a redelivery changes nothing.
-func writeParcel(ctx context.Context, tx *sqlx.Tx, upsert string, e contract.TrackingParcelEvent, deleted bool) error {
-	tp := e.TrackingParcel
-	record, err := json.Marshal(tp.Summary())
+// parcelListBatch is one batch of the parcel list's writes.
+type parcelListBatch struct {
+	upsert string
+	rows   projection.Newest[parcelListEvent]
+}
+
+type parcelListEvent struct {
+	contract.TrackingParcelEvent
+	deleted bool
+}
+
+func (b *parcelListBatch) Add(e messaging.Event) {
+	switch e := e.(type) {
+	case *contract.TrackingParcelCreated:
+		b.put(e.TrackingParcelEvent, false)
+	case *contract.TrackingParcelUpdated:
+		b.put(e.TrackingParcelEvent, false)
+	case *contract.TrackingParcelDeleted:
+		b.put(e.TrackingParcelEvent, true)
+	}
+}
+
+func (b *parcelListBatch) put(e contract.TrackingParcelEvent, deleted bool) {
+	b.rows.Put(e.TrackingParcel.ID, e.Version, parcelListEvent{e, deleted})
+}
+
+// parcelListRow is a row as json_to_recordset reads it.
+type parcelListRow struct {
+	ID             string    `json:"id"`
+	AccountID      string    `json:"account_id"`
+	Version        int       `json:"version"`
+	Deleted        bool      `json:"deleted"`
+	Status         string    `json:"status"`
+	ChannelID      string    `json:"channel_id"`
+	TrackingNumber string    `json:"tracking_number"`
+	CreatedAt      time.Time `json:"created_at"`
+	Record         string    `json:"record"` // text, so the record's key order is kept
+}
+
+func (b *parcelListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
+	if b.rows.Len() == 0 {
+		return nil
+	}
+	rows := make([]parcelListRow, 0, b.rows.Len())
+	for _, id := range b.rows.IDs() {
+		e := b.rows.Get(id)
+		tp := e.TrackingParcel
+		record, err := json.Marshal(tp.Summary())
+		if err != nil {
+			return err
+		}
+		rows = append(rows, parcelListRow{tp.ID, e.AccountID, e.Version, e.deleted, string(tp.Status), tp.ShippingChannelID,
+			tp.TrackingNumber, tp.CreatedAt, string(record)})
+	}
+	data, err := json.Marshal(rows)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, upsert,
-		tp.ID, e.AccountID, e.Version, deleted, tp.Status, tp.ShippingChannelID, tp.TrackingNumber, tp.CreatedAt, record)
-	if err != nil {
-		return fmt.Errorf("projecting tracking parcel %s v%d: %w", tp.ID, e.Version, err)
+	if _, err := tx.ExecContext(ctx, b.upsert, data); err != nil {
+		return fmt.Errorf("projecting %d tracking parcels: %w", len(rows), err)
 	}
 	return nil
 }

@@ -15,15 +15,16 @@ import (
 
 // A second subscriber transaction waits while the only slot is taken, and
 // gets it once the first ends, however it ends.
-func TestLimitedBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
+func TestGroupBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
 	db := pgtest.Open(t)
-	b := limitedBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), slots: make(chan struct{}, 1)}
+	b := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), key: "consumer:test/slots",
+		slots: make(chan struct{}, 1), state: &groupState{flushTimeout: time.Second}}
 	first, err := b.BeginTx(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := stdTx(first); !ok {
-		t.Fatalf("a limited transaction %T is not seen as a standard one", first)
+		t.Fatalf("a subscriber transaction %T is not seen as a standard one", first)
 	}
 	waiting, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
@@ -53,6 +54,44 @@ func TestLimitedBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
 	if len(b.slots) != 0 {
 		t.Errorf("%d slots still taken after both transactions ended", len(b.slots))
 	}
+}
+
+// Two subscribers of one group read one at a time, and a subscriber that
+// has read its batch holds no transaction id: Watermill's readers, which
+// see only what is older than every running transaction, are not held back
+// by it.
+func TestGroupBeginnerSerialisesAGroupWithoutATransactionID(t *testing.T) {
+	db := pgtest.Open(t)
+	b := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), key: "consumer:test/serial", state: &groupState{flushTimeout: time.Second}}
+	first, err := b.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback()
+	if _, err := first.ExecContext(t.Context(), `SELECT 1`); err != nil {
+		t.Fatal(err)
+	}
+	std, _ := stdTx(first)
+	var xid *string
+	if err := std.QueryRowContext(t.Context(), `SELECT pg_current_xact_id_if_assigned()::text`).Scan(&xid); err != nil {
+		t.Fatal(err)
+	}
+	if xid != nil {
+		t.Errorf("a subscriber transaction took id %s before writing anything", *xid)
+	}
+	waiting, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := b.BeginTx(waiting, nil); err == nil {
+		t.Fatal("a second subscriber of the group began while the first was reading")
+	}
+	if err := first.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := b.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("after the first committed: %v", err)
+	}
+	_ = second.Rollback()
 }
 
 type flakySubscriber struct {

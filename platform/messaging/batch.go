@@ -1,0 +1,125 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/jmoiron/sqlx"
+)
+
+// Batch is a read model's writes for a run of events. Add takes the run's
+// events in stream order and writes nothing; Write then writes what they
+// amount to in a few statements, however many events there were. Write must
+// be idempotent: a run cut short by a crash is read again, and may bring
+// events whose writes already committed.
+type Batch interface {
+	Add(e Event)
+	Write(ctx context.Context, tx *sqlx.Tx) error
+}
+
+// EventKind is one event type a read model takes: how its messages are
+// decoded, and on which stream they travel.
+type EventKind struct {
+	name    string
+	stream  string
+	decode  func(msg *message.Message) (Event, error)
+	handler func(add func(ctx context.Context, e Event) error) cqrs.GroupEventHandler
+}
+
+// Takes is the EventKind of events of type T.
+func Takes[T any, PT interface {
+	*T
+	Event
+}]() EventKind {
+	e := PT(new(T))
+	return EventKind{
+		name:   e.EventType(),
+		stream: e.EventStream(),
+		decode: func(msg *message.Message) (Event, error) {
+			e := PT(new(T))
+			if err := marshaler.Unmarshal(msg, e); err != nil {
+				return nil, fmt.Errorf("decoding %s message %s: %w", e.EventType(), msg.UUID, err)
+			}
+			return e, nil
+		},
+		handler: func(add func(ctx context.Context, e Event) error) cqrs.GroupEventHandler {
+			return On(func(ctx context.Context, e PT) error { return add(ctx, e) })
+		},
+	}
+}
+
+// EventType is the event type taken.
+func (k EventKind) EventType() string { return k.name }
+
+// Stream is the stream its events travel on.
+func (k EventKind) Stream() string { return k.stream }
+
+// Decode decodes a message read back from storage.
+func (k EventKind) Decode(m StoredMessage) (Event, error) {
+	if m.Name != k.name {
+		return nil, fmt.Errorf("messaging: a %s message decoded as %s", m.Name, k.name)
+	}
+	msg := message.NewMessage(m.UUID, m.Payload)
+	msg.Metadata = m.Metadata
+	return k.decode(msg)
+}
+
+// SubscribeBatches adds a read model to the bus as consumer groups named
+// group, one per stream its events travel on (group itself when they travel
+// on one; group@stream else). Each subscriber transaction collects its
+// messages' events in a batch of newBatch and writes the batch right before
+// it commits, with the acknowledgement. Should that write fail, the same
+// messages are read again and each is written on its own, so the one at
+// fault is retried and set aside alone (the dead-letter path) while the rest
+// go on.
+func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() Batch) error {
+	var streams []string
+	by := map[string][]cqrs.GroupEventHandler{}
+	for _, k := range kinds {
+		streams = appendNew(streams, k.stream)
+	}
+	for _, k := range kinds {
+		name := group
+		if len(streams) > 1 {
+			name = group + "@" + k.stream
+		}
+		by[k.stream] = append(by[k.stream], k.handler(func(ctx context.Context, e Event) error {
+			return addToBatch(ctx, name, newBatch, e)
+		}))
+	}
+	for _, s := range streams {
+		name := group
+		if len(streams) > 1 {
+			name = group + "@" + s
+		}
+		if err := b.AddGroup(name, by[s]...); err != nil {
+			return fmt.Errorf("subscribing %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// addToBatch adds e to the subscriber transaction's batch under key, or
+// writes it at once when the group is going one by one.
+func addToBatch(ctx context.Context, key string, newBatch func() Batch, e Event) error {
+	wtx, ok := watermillsql.TxFromContext(ctx)
+	if !ok {
+		return errors.New("messaging: no subscriber transaction in context")
+	}
+	stx, ok := wtx.(*subscriberTx)
+	if ok && !stx.state.oneByOne.Load() {
+		stx.batch(key, newBatch).Add(e)
+		return nil
+	}
+	tx, err := Tx(ctx)
+	if err != nil {
+		return err
+	}
+	one := newBatch()
+	one.Add(e)
+	return one.Write(ctx, tx)
+}

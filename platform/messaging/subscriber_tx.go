@@ -1,0 +1,186 @@
+package messaging
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/jmoiron/sqlx"
+)
+
+// groupBeginner begins the transactions of one consumer group's subscriber.
+//
+// Watermill's PostgreSQL subscriber hands out only messages written by
+// transactions older than every transaction still running
+// (pg_snapshot_xmin), so any transaction that holds an id holds back every
+// consumer of the cluster. Its own select locks the group's offsets row FOR
+// UPDATE, and a row lock takes an id: each subscriber held one for its whole
+// batch, and with nine groups busy at once the horizon hardly moved (ADR
+// 0030). Here the group is serialised by an advisory lock instead, which takes
+// no id (unlockedOffsets drops the FOR UPDATE), and read models write their
+// batch just before the commit (see subscriberTx): a subscriber's transaction
+// gets its id at the acknowledgement, a moment before it ends.
+type groupBeginner struct {
+	watermillsql.Beginner
+	key   string        // the group's lock: "consumer:<stream>/<group>"
+	slots chan struct{} // nil: no bound on open transactions
+	state *groupState
+}
+
+// groupState is what one group's transactions share.
+type groupState struct {
+	// oneByOne is set when a batch's writes failed at the commit: the next
+	// transaction applies each message in its handler, so the message at
+	// fault meets the retries and the dead-letter table on its own.
+	oneByOne atomic.Bool
+	// flushTimeout bounds the writes at a commit.
+	flushTimeout time.Duration
+}
+
+func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (watermillsql.Tx, error) {
+	if b.slots != nil {
+		select {
+		case b.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	release := func() {
+		if b.slots != nil {
+			<-b.slots
+		}
+	}
+	tx, err := b.Beginner.BeginTx(ctx, opts)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	std, ok := tx.(*watermillsql.StdSQLTx)
+	if !ok {
+		_ = tx.Rollback()
+		release()
+		return nil, fmt.Errorf("messaging: unexpected transaction type %T", tx)
+	}
+	// Another instance's subscriber of the same group waits here, as it
+	// waited for the row lock before. The commit does not wait for its WAL
+	// to reach the disk: what a subscriber writes (read-model rows, the
+	// acknowledgement) follows from events that are durable already, and a
+	// crash loses a whole recent transaction or none of it, so the lost
+	// batch is read and written again. Waiting for the flush held the
+	// transaction's id, and so every reader's horizon, for the time of an
+	// fsync on every batch.
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtextextended($1, 0))`, b.key); err != nil {
+		_ = tx.Rollback()
+		release()
+		return nil, fmt.Errorf("locking consumer group %s: %w", b.key, err)
+	}
+	return &subscriberTx{StdSQLTx: std, release: release, state: b.state}, nil
+}
+
+// subscriberTx is a subscriber's transaction: it gives its slot back when
+// it ends, however it ends, and writes the read models' pending batches
+// right before it commits, after Watermill has written the acknowledgement.
+type subscriberTx struct {
+	*watermillsql.StdSQLTx
+	release func()
+	state   *groupState
+	once    sync.Once
+
+	mu      sync.Mutex
+	pending []pendingBatch // in the order they were started
+}
+
+type pendingBatch struct {
+	key   string
+	batch Batch
+}
+
+// batch returns the pending batch under key, started by newBatch if none.
+func (t *subscriberTx) batch(key string, newBatch func() Batch) Batch {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.pending {
+		if p.key == key {
+			return p.batch
+		}
+	}
+	b := newBatch()
+	t.pending = append(t.pending, pendingBatch{key, b})
+	return b
+}
+
+func (t *subscriberTx) Commit() error {
+	defer t.free()
+	if err := t.writePending(); err != nil {
+		// Nothing of the batch commits, its acknowledgement included: it is
+		// read again, a message at a time.
+		t.state.oneByOne.Store(true)
+		slog.Warn("a batch of events could not be written at once; its messages are applied one by one", "err", err)
+		return errors.Join(err, t.StdSQLTx.Rollback())
+	}
+	if err := t.StdSQLTx.Commit(); err != nil {
+		return err
+	}
+	t.state.oneByOne.Store(false)
+	return nil
+}
+
+func (t *subscriberTx) writePending() error {
+	t.mu.Lock()
+	pending := t.pending
+	t.pending = nil
+	t.mu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	// The handlers' contexts ended with their messages: the writes get
+	// their own time.
+	ctx, cancel := context.WithTimeout(context.Background(), t.state.flushTimeout)
+	defer cancel()
+	tx := &sqlx.Tx{Tx: t.StdSQLTx.Tx, Mapper: mapper}
+	for _, p := range pending {
+		if err := p.batch.Write(ctx, tx); err != nil {
+			return fmt.Errorf("writing %s: %w", p.key, err)
+		}
+	}
+	return nil
+}
+
+func (t *subscriberTx) Rollback() error {
+	defer t.free()
+	return t.StdSQLTx.Rollback()
+}
+
+func (t *subscriberTx) free() { t.once.Do(t.release) }
+
+// unlockedOffsets is Watermill's offsets adapter without the row lock its
+// next-offset query takes (the advisory lock of groupBeginner serialises a
+// group instead).
+type unlockedOffsets struct {
+	watermillsql.DefaultPostgreSQLOffsetsAdapter
+}
+
+func (a unlockedOffsets) NextOffsetQuery(params watermillsql.NextOffsetQueryParams) (watermillsql.Query, error) {
+	return watermillsql.Query{
+		Query: `SELECT offset_acked, last_processed_transaction_id FROM ` + a.MessagesOffsetsTable(params.Topic) + ` WHERE consumer_group = $1`,
+		Args:  []any{params.ConsumerGroup},
+	}, nil
+}
+
+// stdTx returns the standard library transaction under a subscriber's
+// transaction.
+func stdTx(tx watermillsql.Tx) (*sql.Tx, bool) {
+	switch t := tx.(type) {
+	case *watermillsql.StdSQLTx:
+		return t.Tx, true
+	case *subscriberTx:
+		return t.StdSQLTx.Tx, true
+	}
+	return nil, false
+}
