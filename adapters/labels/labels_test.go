@@ -302,6 +302,12 @@ func TestMergeTakesAnyPDFInOrder(t *testing.T) {
 	if n, err := api.PageCount(bytes.NewReader(single), nil); err != nil || n != 1 {
 		t.Errorf("merge of one part: %d pages, %v", n, err)
 	}
+	if !bytes.Equal(single, parts[0]) {
+		t.Error("a merge of one part is not that part")
+	}
+	if _, err := labels.Merge("pdf", [][]byte{parts[0][:len(parts[0])/2]}); err == nil || !strings.Contains(err.Error(), "part 0") {
+		t.Errorf("a truncated single part: %v, want an error naming part 0", err)
+	}
 }
 
 func TestMergeRejectsBadParts(t *testing.T) {

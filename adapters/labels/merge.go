@@ -51,6 +51,15 @@ func concat(parts [][]byte) []byte {
 // broken part is named by its index.
 func mergePDF(parts [][]byte) ([]byte, error) {
 	conf := pdfConfig()
+	if len(parts) == 1 {
+		// A file of one part is that part: it is checked as every part is,
+		// and not written anew (re-encoding its streams was most of a
+		// single-parcel booking's CPU time).
+		if _, err := api.ReadAndValidate(bytes.NewReader(parts[0]), conf); err != nil {
+			return nil, fmt.Errorf("merge labels: part 0 is not a valid PDF: %w", err)
+		}
+		return parts[0], nil
+	}
 	var dest *model.Context
 	for i, p := range parts {
 		ctx, err := api.ReadAndValidate(bytes.NewReader(p), conf)
