@@ -53,6 +53,17 @@ func stopPostgres(t *testing.T) {
 	}
 }
 
+// crashPostgres stops the cluster as a crash would (pg_ctl stop -m
+// immediate): no checkpoint, unwritten WAL lost.
+func crashPostgres(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := localcluster.Crash(ctx, clusterConfig("")); err != nil {
+		t.Fatalf("crashing PostgreSQL: %v", err)
+	}
+}
+
 // startPostgres starts the stopped cluster again, on the same socket, and
 // returns when it became ready for connections, by its own log.
 func startPostgres(t *testing.T, database string) time.Time {

@@ -27,6 +27,13 @@ func Stop(ctx context.Context, cfg Config) error {
 	return stop(ctx, cfg, "fast")
 }
 
+// Crash stops the cluster as a power cut would, for fault tests (pg_ctl
+// stop -m immediate): no checkpoint, and WAL not yet written out is lost,
+// so commits that did not wait for the flush may be gone after the restart.
+func Crash(ctx context.Context, cfg Config) error {
+	return stop(ctx, cfg, "immediate")
+}
+
 // cluster bundles what every pg_ctl call needs.
 type cluster struct {
 	cfg  Config
