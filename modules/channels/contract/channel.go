@@ -1,6 +1,8 @@
 // Package contract is the channels module's published language: the record
 // other modules and webhooks see, the events it publishes and the facade
-// other modules may call.
+// other modules may call. The record is the events' snapshot, stored for
+// good; the API answer and webhook payloads render it, so a change of its
+// shape is a new event version (testdata/events, ADR 0030).
 package contract
 
 import "time"

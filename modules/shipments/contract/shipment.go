@@ -1,5 +1,7 @@
 // Package contract is the shipments module's published language: the
-// shipment record and the events it publishes.
+// shipment record and the events it publishes. The record is the events'
+// snapshot, stored for good; the API answer and webhook payloads render it,
+// so a change of its shape is a new event version (testdata/events, ADR 0030).
 package contract
 
 import (

@@ -1,5 +1,8 @@
 // Package contract is the tracking module's published language: the
-// tracking parcel record and the events it publishes.
+// tracking parcel record, the events it publishes and the commands it
+// takes. The record is the events' snapshot, stored for good; the API
+// answer and webhook payloads render it, so a change of its shape is a new
+// event version (testdata/events, ADR 0030).
 package contract
 
 import "time"

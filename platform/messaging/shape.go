@@ -1,0 +1,166 @@
+package messaging
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Shape describes the JSON a message of v's type is written as, one line per
+// field path and its JSON kind, sorted: what a stored message of its version
+// holds. Two builds that give a type the same shape read each other's
+// messages; a change of shape needs a new version and an upcaster, or the
+// history already stored would be misread (see eventtest.CheckShapes).
+func Shape(v any) string {
+	var lines []string
+	describe(reflect.TypeOf(v), "", &lines, map[reflect.Type]bool{})
+	slices.Sort(lines)
+	return fmt.Sprintf("%s v%d\n%s\n", messageName(v), eventVersion(v), strings.Join(lines, "\n"))
+}
+
+// Version is the payload version v is written with.
+func Version(v any) int { return eventVersion(v) }
+
+// Name is the event type or command name of v.
+func Name(v any) string { return messageName(v) }
+
+// CanUpcast reports whether stored payloads of eventType at version from are
+// brought up to version to when read.
+func CanUpcast(eventType string, from, to int) bool {
+	upcasters.RLock()
+	defer upcasters.RUnlock()
+	for v := from; v < to; v++ {
+		if _, ok := upcasters.by[eventType][v]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	timeType      = reflect.TypeOf(time.Time{})
+	rawType       = reflect.TypeOf(json.RawMessage{})
+	marshalerType = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+)
+
+// describe appends the lines of type t at path.
+func describe(t reflect.Type, path string, lines *[]string, seen map[reflect.Type]bool) {
+	nullable := false
+	for t.Kind() == reflect.Pointer {
+		t, nullable = t.Elem(), true
+	}
+	kind := jsonKind(t)
+	if nullable {
+		kind += "|null"
+	}
+	if path != "" {
+		*lines = append(*lines, path+" "+kind)
+	}
+	switch {
+	case t == timeType || t == rawType || t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType):
+		return // written by its own method: a leaf
+	case t.Kind() == reflect.Struct:
+		if seen[t] {
+			*lines = append(*lines, path+" (recursive)")
+			return
+		}
+		seen[t] = true
+		defer delete(seen, t)
+		for f := range structFields(t) {
+			describe(f.typ, join(path, f.name), lines, seen)
+		}
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		if t.Elem().Kind() != reflect.Uint8 {
+			describe(t.Elem(), path+"[]", lines, seen)
+		}
+	case t.Kind() == reflect.Map:
+		describe(t.Elem(), path+"{}", lines, seen)
+	}
+}
+
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// structFields are the fields encoding/json writes for t: exported, named
+// by their tag, embedded structs without a tag flattened, "-" left out.
+func structFields(t reflect.Type) func(func(jsonField) bool) {
+	return func(yield func(jsonField) bool) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				inner := f.Type
+				if inner.Kind() == reflect.Pointer {
+					inner = inner.Elem()
+				}
+				if inner.Kind() == reflect.Struct {
+					for g := range structFields(inner) {
+						if !yield(g) {
+							return
+						}
+					}
+					continue
+				}
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if !yield(jsonField{name, f.Type}) {
+				return
+			}
+		}
+	}
+}
+
+func jsonKind(t reflect.Type) string {
+	switch {
+	case t == timeType:
+		return "time"
+	case t == rawType:
+		return "json"
+	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType):
+		return "custom(" + t.String() + ")"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Uint8:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "string(base64)"
+		}
+		return "array"
+	case reflect.Map:
+		return "object"
+	case reflect.Struct:
+		return "object"
+	case reflect.Interface:
+		return "any"
+	}
+	return t.Kind().String()
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
