@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -247,10 +246,6 @@ func TestOutsideAHandler(t *testing.T) {
 	if id := messaging.MessageID(ctx); id != "" {
 		t.Errorf("MessageID outside a handler = %q", id)
 	}
-	ran := false
-	if err := messaging.Once(ctx, "h", func(*sqlx.Tx) error { ran = true; return nil }); err == nil || ran {
-		t.Errorf("Once outside a handler = %v, ran %v; want an error and no run", err, ran)
-	}
 }
 
 func TestFailedAttemptIsRolledBackToItsSavepoint(t *testing.T) {
@@ -319,73 +314,6 @@ func TestMessageOfADeadSubscriberTransactionIsReadAgain(t *testing.T) {
 	eventually(t, "the message handled again in a fresh transaction", func() bool {
 		return e.count(`SELECT count(*) FROM public.scratch WHERE handler = 'test.cut'`) == 1
 	})
-}
-
-func TestOnceRunsOncePerHandlerAndMessage(t *testing.T) {
-	e := newEnv(t)
-	var (
-		mu       sync.Mutex
-		runs     = map[string]int{} // "handler/N" -> executions of fn
-		attempts = map[int]int{}
-	)
-	once := func(ctx context.Context, handler string, n int) error {
-		return messaging.Once(ctx, handler, func(tx *sqlx.Tx) error {
-			mu.Lock()
-			runs[handler+"/"+strconv.Itoa(n)]++
-			mu.Unlock()
-			_, err := tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ($1, $2)`, handler, n)
-			return err
-		})
-	}
-	if err := onEvent(e.bus, "test.once", func(ctx context.Context, ev *testEvent) error {
-		mu.Lock()
-		attempts[ev.N]++
-		attempt := attempts[ev.N]
-		mu.Unlock()
-		// The same message twice under one name, once under another.
-		for _, name := range []string{"projection", "projection", "other"} {
-			if err := once(ctx, name, ev.N); err != nil {
-				return err
-			}
-		}
-		// Event 2 fails its first attempt after Once ran: the savepoint
-		// must forget that it ran, or the retry would skip the work.
-		if ev.N == 2 && attempt == 1 {
-			return errors.New("fail after Once")
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	e.start()
-	e.publish(testEvent{N: 1}, testEvent{N: 2})
-
-	eventually(t, "both events are handled", func() bool {
-		return e.count(`SELECT count(*) FROM platform.processed_messages`) == 4
-	})
-	mu.Lock()
-	defer mu.Unlock()
-	if attempts[2] != 2 {
-		t.Errorf("event 2 was attempted %d times, want 2", attempts[2])
-	}
-	// fn ran once per name for event 1; for event 2 once per name per attempt,
-	// but only the second attempt's writes remain.
-	wantRuns := map[string]int{"projection/1": 1, "other/1": 1, "projection/2": 2, "other/2": 2}
-	for k, want := range wantRuns {
-		if runs[k] != want {
-			t.Errorf("fn %s ran %d times, want %d (all runs: %v)", k, runs[k], want, runs)
-		}
-	}
-	for _, handler := range []string{"projection", "other"} {
-		for _, n := range []int{1, 2} {
-			if got := e.count(`SELECT count(*) FROM public.scratch WHERE handler = $1 AND n = $2`, handler, n); got != 1 {
-				t.Errorf("scratch rows for %s/%d = %d, want 1", handler, n, got)
-			}
-		}
-	}
-	if n := e.count(`SELECT count(*) FROM platform.processed_messages WHERE message_uuid NOT LIKE 'evt\_%'`); n != 0 {
-		t.Errorf("%d processed_messages rows are not keyed by evt_ ids", n)
-	}
 }
 
 func TestCommandBus(t *testing.T) {

@@ -41,25 +41,3 @@ func MessageID(ctx context.Context) string {
 	}
 	return ""
 }
-
-// Once runs fn at most once per (handler, message) pair: redelivered messages
-// (an ack-deadline overrun commits and redelivers) are skipped. Handlers whose
-// writes are not naturally idempotent wrap themselves in it.
-func Once(ctx context.Context, handler string, fn func(tx *sqlx.Tx) error) error {
-	tx, err := Tx(ctx)
-	if err != nil {
-		return err
-	}
-	id := MessageID(ctx)
-	if id == "" {
-		return errors.New("messaging: no message in context")
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO platform.processed_messages (handler, message_uuid) VALUES ($1, $2) ON CONFLICT DO NOTHING`, handler, id)
-	if err != nil {
-		return fmt.Errorf("marking message processed: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil
-	}
-	return fn(tx)
-}
