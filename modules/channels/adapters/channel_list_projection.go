@@ -107,7 +107,7 @@ func (b *channelListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
 	for _, id := range b.rows.IDs() {
 		e := b.rows.Get(id)
 		ch := e.ShippingChannel
-		record, err := json.Marshal(ch)
+		record, err := json.Marshal(ch.Record())
 		if err != nil {
 			return err
 		}

@@ -7,9 +7,11 @@ package contract
 
 import "time"
 
-// ShippingChannel is the public record of a channel, secrets masked. It is
-// the API's answer and the payload of every channel event.
-type ShippingChannel struct {
+// ShippingChannelSnapshot is a channel as its events carry it (every
+// channel event, version 1), secrets masked: stored for good and read back
+// by every later build, so its shape is kept in testdata/events and changes
+// only with a new event version and an upcaster.
+type ShippingChannelSnapshot struct {
 	ID              string         `json:"id"`
 	Name            string         `json:"name"`
 	Description     string         `json:"description"`
@@ -21,3 +23,13 @@ type ShippingChannel struct {
 	CreatedAt       time.Time      `json:"created_at"`
 	UpdatedAt       time.Time      `json:"updated_at"`
 }
+
+// ShippingChannel is the public record of a channel: the API's answer and
+// the "shipping_channel" of webhook payloads. It is built from the events'
+// snapshot (Record), never the other way round: today it has the snapshot's
+// shape; an API change the events should not carry gives it fields of its
+// own and Record the mapping, and stored events stay as they are.
+type ShippingChannel ShippingChannelSnapshot
+
+// Record is the public record the snapshot shows.
+func (s ShippingChannelSnapshot) Record() ShippingChannel { return ShippingChannel(s) }

@@ -21,12 +21,12 @@ var EventTypes = []string{EventCreated, EventUpdated, EventDeleted, EventValidat
 
 // ChannelEvent is what every channel event carries: the account, the
 // channel's version after the change (readers keep the highest they saw) and
-// the record after the change.
+// its snapshot after the change.
 type ChannelEvent struct {
-	AccountID       string          `json:"account_id"`
-	Version         int             `json:"version"`
-	OccurredAt      time.Time       `json:"occurred_at"`
-	ShippingChannel ShippingChannel `json:"shipping_channel"`
+	AccountID       string                  `json:"account_id"`
+	Version         int                     `json:"version"`
+	OccurredAt      time.Time               `json:"occurred_at"`
+	ShippingChannel ShippingChannelSnapshot `json:"shipping_channel"`
 }
 
 // ShippingChannelCreated: a channel was created (status draft).

@@ -3,8 +3,8 @@ package domain
 import "time"
 
 // Snapshot is the channel as the outside sees it, secrets masked. Its fields
-// match contract.ShippingChannel one for one, so a conversion turns one into
-// the other.
+// match contract.ShippingChannelSnapshot one for one, so a conversion turns
+// one into the other.
 type Snapshot struct {
 	ID              string
 	Name            string

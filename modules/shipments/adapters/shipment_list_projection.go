@@ -189,7 +189,7 @@ func (b *shipmentListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
 			continue // an older or repeated event
 		}
 		sh := e.Shipment
-		record, err := json.Marshal(sh.Summary())
+		record, err := json.Marshal(sh.Record().Summary())
 		if err != nil {
 			return err
 		}

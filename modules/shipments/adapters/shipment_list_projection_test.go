@@ -33,7 +33,7 @@ func TestABatchListsEachShipmentOnceAtItsNewestVersion(t *testing.T) {
 	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
 	event := func(account, id, name, status string, version int) messaging.StoredMessage {
 		payload, err := json.Marshal(contract.ShipmentEvent{AccountID: account, Version: version, OccurredAt: at,
-			Shipment: contract.Shipment{ID: id, ShippingChannelID: channel, ReferenceNumber: id, Status: status, CreatedAt: at, UpdatedAt: at}})
+			Shipment: contract.ShipmentSnapshot{ID: id, ShippingChannelID: channel, ReferenceNumber: id, Status: status, CreatedAt: at, UpdatedAt: at}})
 		if err != nil {
 			t.Fatal(err)
 		}

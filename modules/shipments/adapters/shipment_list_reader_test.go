@@ -49,7 +49,7 @@ func shipmentHistory(t *testing.T, rng *rand.Rand, account string, s modelShipme
 		s.version++
 		at := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 		payload, err := json.Marshal(contract.ShipmentEvent{AccountID: account, Version: s.version, OccurredAt: at,
-			Shipment: contract.Shipment{ID: s.id, ReferenceNumber: s.reference, ShippingChannelID: s.channel,
+			Shipment: contract.ShipmentSnapshot{ID: s.id, ReferenceNumber: s.reference, ShippingChannelID: s.channel,
 				ProviderShipmentID: s.providerID, Status: s.status, CreatedAt: at, UpdatedAt: at}})
 		if err != nil {
 			t.Fatal(err)

@@ -27,12 +27,12 @@ var (
 )
 
 // ShipmentEvent is what every shipment event carries: the account, the
-// shipment's version after the change, and the record after the change.
+// shipment's version after the change, and its snapshot after the change.
 type ShipmentEvent struct {
-	AccountID  string    `json:"account_id"`
-	Version    int       `json:"version"`
-	OccurredAt time.Time `json:"occurred_at"`
-	Shipment   Shipment  `json:"shipment"`
+	AccountID  string           `json:"account_id"`
+	Version    int              `json:"version"`
+	OccurredAt time.Time        `json:"occurred_at"`
+	Shipment   ShipmentSnapshot `json:"shipment"`
 }
 
 // ShipmentRequested: accepted by shipd, status pending, booking queued.

@@ -9,10 +9,13 @@ import (
 	"time"
 )
 
-// Shipment is the full public record of a shipment. TotalPrice and Currency
-// are null until the carrier created the shipment, and stay null when its
-// answer named no price (DHL Parcel DE, GLS, PPL, InPost without an offer).
-type Shipment struct {
+// ShipmentSnapshot is a shipment as its events carry it (every shipment
+// event, version 1): stored for good and read back by every later build, so
+// its shape is kept in testdata/events and changes only with a new event
+// version and an upcaster. TotalPrice and Currency are null until the
+// carrier created the shipment, and stay null when its answer named no price
+// (DHL Parcel DE, GLS, PPL, InPost without an offer).
+type ShipmentSnapshot struct {
 	ID                 string          `json:"id"`
 	ReferenceNumber    string          `json:"reference_number"`
 	ShippingChannelID  string          `json:"shipping_channel_id"`
@@ -41,13 +44,23 @@ type Shipment struct {
 	UpdatedAt          time.Time       `json:"updated_at"`
 }
 
-// UnmarshalJSON reads a record as it was published. Events stored before
+// Shipment is the public record of a shipment: the API's answer and the
+// "shipment" of webhook payloads. It is built from the events' snapshot
+// (Record), never the other way round: today it has the snapshot's shape;
+// an API change the events should not carry gives it fields of its own and
+// Record the mapping, and stored events stay as they are.
+type Shipment ShipmentSnapshot
+
+// Record is the public record the snapshot shows.
+func (s ShipmentSnapshot) Record() Shipment { return Shipment(s) }
+
+// UnmarshalJSON reads a snapshot as it was published. Events stored before
 // missing prices were kept missing carry total_price 0 and currency "" for
 // a carrier that named none; a price without a currency is no price, so
 // they read as null and old events replayed (a projection rebuild, a
 // webhook fan-out behind) tell no free shipment either.
-func (s *Shipment) UnmarshalJSON(data []byte) error {
-	type plain Shipment // without this method
+func (s *ShipmentSnapshot) UnmarshalJSON(data []byte) error {
+	type plain ShipmentSnapshot // without this method
 	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func TestStoredRecordWithoutCurrencyHasNoPrice(t *testing.T) {
 		if e.Shipment.ID != "sh_1" || e.Version != 2 {
 			t.Errorf("%s: the rest of the event was lost: %+v", tt.stored, e)
 		}
-		out, _ := json.Marshal(e.Shipment.Summary())
+		out, _ := json.Marshal(e.Shipment.Record().Summary())
 		var got map[string]any
 		_ = json.Unmarshal(out, &got)
 		if got["total_price"] != tt.price || got["currency"] != tt.currency {

@@ -102,7 +102,7 @@ func (b *parcelListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
 	for _, id := range b.rows.IDs() {
 		e := b.rows.Get(id)
 		tp := e.TrackingParcel
-		record, err := json.Marshal(tp.Summary())
+		record, err := json.Marshal(tp.Record().Summary())
 		if err != nil {
 			return err
 		}

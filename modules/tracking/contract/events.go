@@ -20,12 +20,12 @@ var EventTypes = []string{EventCreated, EventUpdated, EventDeleted, EventStatusC
 
 // TrackingParcelEvent is what the created, updated and deleted events
 // carry: the account, the parcel's version after the change (readers keep
-// the highest they saw) and the record after the change.
+// the highest they saw) and its snapshot after the change.
 type TrackingParcelEvent struct {
-	AccountID      string         `json:"account_id"`
-	Version        int            `json:"version"`
-	OccurredAt     time.Time      `json:"occurred_at"`
-	TrackingParcel TrackingParcel `json:"tracking_parcel"`
+	AccountID      string                 `json:"account_id"`
+	Version        int                    `json:"version"`
+	OccurredAt     time.Time              `json:"occurred_at"`
+	TrackingParcel TrackingParcelSnapshot `json:"tracking_parcel"`
 }
 
 // TrackingParcelCreated: tracking started (status created, first check due).

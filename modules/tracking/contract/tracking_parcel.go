@@ -7,8 +7,11 @@ package contract
 
 import "time"
 
-// TrackingParcel is the public record of a tracking parcel.
-type TrackingParcel struct {
+// TrackingParcelSnapshot is a tracking parcel as its events carry it (every
+// tracking parcel event, version 1): stored for good and read back by every
+// later build, so its shape is kept in testdata/events and changes only with
+// a new event version and an upcaster.
+type TrackingParcelSnapshot struct {
 	ID                string         `json:"id"`
 	TrackingNumber    string         `json:"tracking_number"`
 	ShippingChannelID string         `json:"shipping_channel_id"`
@@ -29,6 +32,17 @@ type TrackingParcel struct {
 	CreatedAt         time.Time      `json:"created_at"`
 	UpdatedAt         time.Time      `json:"updated_at"`
 }
+
+// TrackingParcel is the public record of a tracking parcel: the API's
+// answer and the "tracking_parcel" of webhook payloads. It is built from
+// the events' snapshot (Record), never the other way round: today it has the
+// snapshot's shape; an API change the events should not carry gives it
+// fields of its own and Record the mapping, and stored events stay as they
+// are.
+type TrackingParcel TrackingParcelSnapshot
+
+// Record is the public record the snapshot shows.
+func (s TrackingParcelSnapshot) Record() TrackingParcel { return TrackingParcel(s) }
 
 // Detail is the record with its status updates, newest first: the answer
 // of GET /v1/tracking-parcels/{id}.

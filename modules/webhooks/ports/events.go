@@ -79,15 +79,15 @@ func fanOut[T any, PT interface {
 }
 
 func channel(e channels.ChannelEvent) payload {
-	return payload{e.AccountID, e.OccurredAt, map[string]any{"shipping_channel": e.ShippingChannel}}
+	return payload{e.AccountID, e.OccurredAt, map[string]any{"shipping_channel": e.ShippingChannel.Record()}}
 }
 
 func shipment(e shipments.ShipmentEvent) payload {
-	return payload{e.AccountID, e.OccurredAt, map[string]any{"shipment": e.Shipment}}
+	return payload{e.AccountID, e.OccurredAt, map[string]any{"shipment": e.Shipment.Record()}}
 }
 
 func trackingParcel(e tracking.TrackingParcelEvent) payload {
-	return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel}}
+	return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel.Record()}}
 }
 
 func withPrevious(p payload, previous string) payload {

@@ -8,13 +8,17 @@ import (
 	"shipd/modules/channels/domain"
 )
 
-// Record is the public view of a channel.
-func Record(ch *domain.Channel) contract.ShippingChannel {
-	return contract.ShippingChannel(ch.Snapshot())
+// Record is the public record of a channel, the API's answer: what its
+// events' snapshot shows.
+func Record(ch *domain.Channel) contract.ShippingChannel { return snapshot(ch).Record() }
+
+// snapshot is the channel as its events carry it.
+func snapshot(ch *domain.Channel) contract.ShippingChannelSnapshot {
+	return contract.ShippingChannelSnapshot(ch.Snapshot())
 }
 
 func channelEvent(ch *domain.Channel, now time.Time) contract.ChannelEvent {
-	return contract.ChannelEvent{AccountID: ch.AccountID(), Version: ch.Version(), OccurredAt: now, ShippingChannel: Record(ch)}
+	return contract.ChannelEvent{AccountID: ch.AccountID(), Version: ch.Version(), OccurredAt: now, ShippingChannel: snapshot(ch)}
 }
 
 // withStatusChange appends status_changed when the status moved.

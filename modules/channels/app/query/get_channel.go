@@ -35,5 +35,5 @@ func (h GetChannelHandler) Handle(ctx context.Context, q GetChannel) (contract.S
 	if !ch.BelongsTo(q.AccountID) {
 		return contract.ShippingChannel{}, fault.Forbidden("This shipping channel belongs to another account.")
 	}
-	return contract.ShippingChannel(ch.Snapshot()), nil
+	return contract.ShippingChannelSnapshot(ch.Snapshot()).Record(), nil
 }

@@ -9,9 +9,13 @@ import (
 	"shipd/platform/carrier"
 )
 
-// Record is the public view of a shipment.
-func Record(s domain.State) contract.Shipment {
-	rec := contract.Shipment{
+// Record is the public record of a shipment, the API's answer: what its
+// events' snapshot shows.
+func Record(s domain.State) contract.Shipment { return Snapshot(s).Record() }
+
+// Snapshot is the shipment as its events carry it.
+func Snapshot(s domain.State) contract.ShipmentSnapshot {
+	rec := contract.ShipmentSnapshot{
 		ID: s.ID, ReferenceNumber: s.ReferenceNumber, ShippingChannelID: s.ChannelID, Status: string(s.Status),
 		Provider: s.Provider, ProductType: s.ProductType, IsSuccessful: s.IsSuccessful, HasLabel: s.HasLabel,
 		LabelFormat: s.LabelFormat, ShippingDate: s.ShippingDate,
@@ -59,7 +63,7 @@ func utc(t *time.Time) *time.Time {
 
 func shipmentEvent(sh *domain.Shipment, now time.Time) contract.ShipmentEvent {
 	s := sh.State()
-	return contract.ShipmentEvent{AccountID: s.AccountID, Version: s.Version, OccurredAt: now, Shipment: Record(s)}
+	return contract.ShipmentEvent{AccountID: s.AccountID, Version: s.Version, OccurredAt: now, Shipment: Snapshot(s)}
 }
 
 // withStatusChange appends status_changed when the status moved.

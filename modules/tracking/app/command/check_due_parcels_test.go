@@ -296,7 +296,7 @@ func TestAnOutcomeTheDatabaseRefusesFailsAlone(t *testing.T) {
 		changes[i] = domain.Change{ID: d.Parcel.ID, Apply: func(p *domain.Parcel) []domain.Event {
 			p.Checked(tr, now, 6*time.Hour)
 			return []domain.Event{contract.TrackingParcelUpdated{TrackingParcelEvent: contract.TrackingParcelEvent{
-				AccountID: channel.AccountID, Version: p.Version(), OccurredAt: now, TrackingParcel: contract.TrackingParcel{ID: p.ID()}}}}
+				AccountID: channel.AccountID, Version: p.Version(), OccurredAt: now, TrackingParcel: contract.TrackingParcelSnapshot{ID: p.ID()}}}}
 		}}
 	}
 	c.handler.WriteTogether(ctx, changes)

@@ -9,9 +9,13 @@ import (
 	"shipd/platform/carrier"
 )
 
-// Record is the public view of a tracking parcel.
-func Record(s domain.State) contract.TrackingParcel {
-	return contract.TrackingParcel{
+// Record is the public record of a tracking parcel, the API's answer: what
+// its events' snapshot shows.
+func Record(s domain.State) contract.TrackingParcel { return Snapshot(s).Record() }
+
+// Snapshot is the tracking parcel as its events carry it.
+func Snapshot(s domain.State) contract.TrackingParcelSnapshot {
+	return contract.TrackingParcelSnapshot{
 		ID: s.ID, TrackingNumber: s.TrackingNumber, ShippingChannelID: s.ChannelID, Provider: s.Provider,
 		Status: string(s.Status), ShipmentID: optional(s.ShipmentID),
 		RecipientName: optional(s.Recipient.Name), RecipientEmail: optional(s.Recipient.Email), RecipientPhone: optional(s.Recipient.Phone),
@@ -50,7 +54,7 @@ func utc(t *time.Time) *time.Time {
 
 func parcelEvent(p *domain.Parcel, now time.Time) contract.TrackingParcelEvent {
 	s := p.State()
-	return contract.TrackingParcelEvent{AccountID: s.AccountID, Version: s.Version, OccurredAt: now, TrackingParcel: Record(s)}
+	return contract.TrackingParcelEvent{AccountID: s.AccountID, Version: s.Version, OccurredAt: now, TrackingParcel: Snapshot(s)}
 }
 
 // changeEvents are the events of a change: updated when the parcel's
