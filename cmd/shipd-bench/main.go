@@ -72,6 +72,19 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		defer cluster.Close()
 		dsn = cluster.DSN()
 	}
+	loadBefore := loadAverage()
+	var body strings.Builder
+	wants := func(part string) bool { return only == "" || slices.Contains(strings.Split(only, ","), part) }
+	// The process first, alone: the measured instance is the only one on
+	// the database (no subscriber of another instance shares its consumer
+	// groups), and the database has none of the other parts' backlog (the
+	// writes bench leaves its shipments awaiting booking).
+	if wants("process") {
+		logf("process: starting, the only instance on the database")
+		if err := benchProcess(ctx, dsn, duration, &body); err != nil {
+			return fmt.Errorf("process: %w", err)
+		}
+	}
 	env, err := startService(ctx, dsn, nil)
 	if err != nil {
 		return err
@@ -81,23 +94,18 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 	if err != nil {
 		return err
 	}
-	loadBefore := loadAverage()
 
-	var body strings.Builder
 	parts := []struct {
 		name string
 		run  func() error
 	}{
-		// The process first, on a database without the others' backlog
-		// (the writes bench leaves its shipments awaiting booking).
-		{"process", func() error { return benchProcess(ctx, dsn, duration, &body) }},
 		{"list", func() error { return benchShipmentList(ctx, env, rows, samples, &body) }},
 		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, owned && nonDurable, &body) }},
 		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, &body) }},
 		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, &body) }},
 	}
 	for _, p := range parts {
-		if only != "" && !slices.Contains(strings.Split(only, ","), p.name) {
+		if !wants(p.name) {
 			continue
 		}
 		// Each part starts once the events of the ones before it are

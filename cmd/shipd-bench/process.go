@@ -46,6 +46,10 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 	}
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 
+	// serve migrates the database before it listens.
+	if err := awaitHealthy(ctx, "http://"+addr+"/healthz"); err != nil {
+		return err
+	}
 	db, err := postgres.Open(ctx, dsn, postgres.Pool{})
 	if err != nil {
 		return err
@@ -58,9 +62,6 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 		return err
 	}
 	s := &service{url: "http://" + addr, db: db, key: key, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}}
-	if err := awaitHealthy(ctx, s.url+"/healthz"); err != nil {
-		return err
-	}
 	ch, err := s.call(http.MethodPost, "/v1/shipping-channels", `{"name":"bench process","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b"}}`)
 	if err != nil {
 		return err
@@ -147,7 +148,8 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 
 	fmt.Fprintf(report, "## The `shipd serve` process: memory and read-model lag\n\n")
 	fmt.Fprintf(report, "The real binary, started by the bench as its own process with the default configuration (booking, tracking and\n"+
-		"webhook workers on, `BOOKING_CONCURRENCY=8`), on the same database. Idle: 10 s after start. Under load: %d writers\n"+
+		"webhook workers on, `BOOKING_CONCURRENCY=8`), the only instance on the database (the bench's in-process\n"+
+		"instance for the other parts starts after it). Idle: 10 s after start. Under load: %d writers\n"+
 		"`POST /v1/shipments` as fast as they are answered for %s, each shipment then booked with the sandbox carrier\n"+
 		"(label rendered); RSS is sampled every 100 ms from the load's start until those bookings are done and every\n"+
 		"event handler has caught up (the sum of `shipd_event_handler_lag_messages` is 0). Read-model lag: then %d writes/s\n"+
