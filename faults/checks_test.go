@@ -323,31 +323,28 @@ func summarise(problems []string) string {
 // explainLag logs, for a failed check, where the shipments are: booked or
 // not in the write model, and how far each consumer group is behind.
 func (x afterFault) explainLag(t *testing.T) {
-	var booking []string
-	rows, err := x.db.Query(`SELECT state->>'status' || ' due=' || booking_due::text || ' attempt=' || attempts::text || ' lease=' ||
+	booking := textRows(x.db, `SELECT state->>'status' || ' due=' || booking_due::text || ' attempt=' || attempts::text || ' lease=' ||
 		coalesce((lease_until > now())::text, 'none') || ': ' || count(*) FROM shipments.shipments WHERE account_id = $1 GROUP BY 1`, x.acc.id)
-	if err == nil {
-		for rows.Next() {
-			var s string
-			_ = rows.Scan(&s)
-			booking = append(booking, s)
-		}
-		rows.Close()
-	} else {
-		booking = append(booking, err.Error())
-	}
-	var lag []string
-	rows, err = x.db.Query(`SELECT o.consumer_group || ' on shipments: ' || count(m."offset") FROM "watermill_offsets_shipments" o
+	lag := textRows(x.db, `SELECT o.consumer_group || ' on shipments: ' || count(m."offset") FROM "watermill_offsets_shipments" o
 		LEFT JOIN "watermill_shipments" m ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked) GROUP BY o.consumer_group`)
-	if err == nil {
-		for rows.Next() {
-			var s string
-			_ = rows.Scan(&s)
-			lag = append(lag, s)
-		}
-		rows.Close()
-	}
 	var dead int
 	_ = x.db.QueryRow(`SELECT count(*) FROM platform.dead_letters`).Scan(&dead)
 	t.Logf("where the shipments are: write model %v; waiting per group %v; dead letters %d", booking, lag, dead)
+}
+
+// textRows is a one-column text query's rows, or its error as the one row:
+// for diagnostics, which must not fail the test themselves.
+func textRows(db *sql.DB, query string, args ...any) []string {
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		_ = rows.Scan(&s)
+		out = append(out, s)
+	}
+	return out
 }

@@ -44,23 +44,18 @@ func newDatabase(t *testing.T, name string) (string, *sql.DB) {
 
 // stopPostgres stops the cluster the way an operator does (pg_ctl stop
 // -m fast: sessions are cut, a checkpoint is written).
-func stopPostgres(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := localcluster.Stop(ctx, clusterConfig("")); err != nil {
-		t.Fatalf("stopping PostgreSQL: %v", err)
-	}
-}
+func stopPostgres(t *testing.T) { haltPostgres(t, "stopping", localcluster.Stop) }
 
 // crashPostgres stops the cluster as a crash would (pg_ctl stop -m
 // immediate): no checkpoint, unwritten WAL lost.
-func crashPostgres(t *testing.T) {
+func crashPostgres(t *testing.T) { haltPostgres(t, "crashing", localcluster.Crash) }
+
+func haltPostgres(t *testing.T, how string, halt func(context.Context, localcluster.Config) error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := localcluster.Crash(ctx, clusterConfig("")); err != nil {
-		t.Fatalf("crashing PostgreSQL: %v", err)
+	if err := halt(ctx, clusterConfig("")); err != nil {
+		t.Fatalf("%s PostgreSQL: %v", how, err)
 	}
 }
 

@@ -78,26 +78,25 @@ func (k EventKind) Decode(m StoredMessage) (Event, error) {
 // go on.
 func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() Batch) error {
 	var streams []string
-	by := map[string][]cqrs.GroupEventHandler{}
 	for _, k := range kinds {
 		streams = appendNew(streams, k.stream)
 	}
-	for _, k := range kinds {
-		name := group
+	name := func(stream string) string {
 		if len(streams) > 1 {
-			name = group + "@" + k.stream
+			return group + "@" + stream
 		}
+		return group
+	}
+	by := map[string][]cqrs.GroupEventHandler{}
+	for _, k := range kinds {
+		key := name(k.stream)
 		by[k.stream] = append(by[k.stream], k.handler(func(ctx context.Context, e Event) error {
-			return addToBatch(ctx, name, newBatch, e)
+			return addToBatch(ctx, key, newBatch, e)
 		}))
 	}
 	for _, s := range streams {
-		name := group
-		if len(streams) > 1 {
-			name = group + "@" + s
-		}
-		if err := b.AddGroup(name, by[s]...); err != nil {
-			return fmt.Errorf("subscribing %s: %w", name, err)
+		if err := b.AddGroup(name(s), by[s]...); err != nil {
+			return fmt.Errorf("subscribing %s: %w", name(s), err)
 		}
 	}
 	return nil

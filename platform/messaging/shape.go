@@ -52,7 +52,7 @@ func describe(t reflect.Type, path string, lines *[]string, seen map[reflect.Typ
 	for t.Kind() == reflect.Pointer {
 		t, nullable = t.Elem(), true
 	}
-	kind := jsonKind(t)
+	kind, leaf := jsonKind(t)
 	if nullable {
 		kind += "|null"
 	}
@@ -60,8 +60,8 @@ func describe(t reflect.Type, path string, lines *[]string, seen map[reflect.Typ
 		*lines = append(*lines, path+" "+kind)
 	}
 	switch {
-	case t == timeType || t == rawType || t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType):
-		return // written by its own method: a leaf
+	case leaf:
+		return
 	case t.Kind() == reflect.Struct:
 		if seen[t] {
 			*lines = append(*lines, path+" (recursive)")
@@ -124,38 +124,36 @@ func structFields(t reflect.Type) func(func(jsonField) bool) {
 	}
 }
 
-func jsonKind(t reflect.Type) string {
+// jsonKind is the JSON kind t is written as; leaf when t writes itself
+// (time, raw JSON, its own MarshalJSON), so its fields are not described.
+func jsonKind(t reflect.Type) (kind string, leaf bool) {
 	switch {
 	case t == timeType:
-		return "time"
+		return "time", true
 	case t == rawType:
-		return "json"
+		return "json", true
 	case t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType):
-		return "custom(" + t.String() + ")"
+		return "custom(" + t.String() + ")", true
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return "string"
+		return "string", false
 	case reflect.Bool:
-		return "boolean"
+		return "boolean", false
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.Uint8:
-		return "number"
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number", false
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return "string(base64)"
+			return "string(base64)", false
 		}
-		return "array"
-	case reflect.Map:
-		return "object"
-	case reflect.Struct:
-		return "object"
+		return "array", false
+	case reflect.Map, reflect.Struct:
+		return "object", false
 	case reflect.Interface:
-		return "any"
+		return "any", false
 	}
-	return t.Kind().String()
+	return t.Kind().String(), false
 }
 
 func join(path, name string) string {

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
-	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/postgres"
 )
 
 // groupBeginner begins the transactions of one consumer group's subscriber.
@@ -61,26 +62,35 @@ func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (waterm
 		release()
 		return nil, err
 	}
+	if err := b.prepare(ctx, tx); err != nil {
+		_ = tx.Rollback()
+		release()
+		return nil, err
+	}
+	std := tx.(*watermillsql.StdSQLTx) // prepare checked it
+	return &subscriberTx{StdSQLTx: std, release: release, state: b.state}, nil
+}
+
+// prepare readies a subscriber transaction. The commit does not wait for
+// its WAL to reach the disk: what a subscriber writes (read-model rows, the
+// acknowledgement) follows from events that are durable already, and a
+// crash loses a whole recent transaction or none of it, so the lost batch
+// is read and written again. Waiting for the flush held the transaction's
+// id, and so every reader's horizon, for the time of an fsync on every
+// batch. Another instance's subscriber of the same group waits on the lock,
+// as it waited for the offsets row before.
+func (b groupBeginner) prepare(ctx context.Context, tx watermillsql.Tx) error {
 	std, ok := tx.(*watermillsql.StdSQLTx)
 	if !ok {
-		_ = tx.Rollback()
-		release()
-		return nil, fmt.Errorf("messaging: unexpected transaction type %T", tx)
+		return fmt.Errorf("messaging: unexpected transaction type %T", tx)
 	}
-	// Another instance's subscriber of the same group waits here, as it
-	// waited for the row lock before. The commit does not wait for its WAL
-	// to reach the disk: what a subscriber writes (read-model rows, the
-	// acknowledgement) follows from events that are durable already, and a
-	// crash loses a whole recent transaction or none of it, so the lost
-	// batch is read and written again. Waiting for the flush held the
-	// transaction's id, and so every reader's horizon, for the time of an
-	// fsync on every batch.
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(hashtextextended($1, 0))`, b.key); err != nil {
-		_ = tx.Rollback()
-		release()
-		return nil, fmt.Errorf("locking consumer group %s: %w", b.key, err)
+	if _, err := std.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+		return err
 	}
-	return &subscriberTx{StdSQLTx: std, release: release, state: b.state}, nil
+	if err := postgres.Lock(ctx, std.Tx, b.key); err != nil {
+		return fmt.Errorf("locking consumer group %s: %w", b.key, err)
+	}
+	return nil
 }
 
 // subscriberTx is a subscriber's transaction: it gives its slot back when
@@ -143,7 +153,7 @@ func (t *subscriberTx) writePending() error {
 	// their own time.
 	ctx, cancel := context.WithTimeout(context.Background(), t.state.flushTimeout)
 	defer cancel()
-	tx := &sqlx.Tx{Tx: t.StdSQLTx.Tx, Mapper: mapper}
+	tx := borrowed(t.StdSQLTx.Tx)
 	for _, p := range pending {
 		if err := p.batch.Write(ctx, tx); err != nil {
 			return fmt.Errorf("writing %s: %w", p.key, err)

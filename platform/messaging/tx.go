@@ -2,6 +2,7 @@ package messaging
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -31,8 +32,11 @@ func Tx(ctx context.Context) (*sqlx.Tx, error) {
 	if !ok {
 		return nil, fmt.Errorf("messaging: unexpected transaction type %T", tx)
 	}
-	return &sqlx.Tx{Tx: std, Mapper: mapper}, nil
+	return borrowed(std), nil
 }
+
+// borrowed is a subscriber's standard library transaction as sqlx's.
+func borrowed(std *sql.Tx) *sqlx.Tx { return &sqlx.Tx{Tx: std, Mapper: mapper} }
 
 // MessageID returns the id ("evt_...") of the message being handled.
 func MessageID(ctx context.Context) string {

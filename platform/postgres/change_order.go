@@ -25,10 +25,18 @@ import (
 // It must be the transaction's first statement that could write; two keys
 // hashing alike only serialise two writers for a moment.
 func LockForChange(ctx context.Context, tx *sqlx.Tx, key string) error {
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key); err != nil {
+	if err := Lock(ctx, tx, key); err != nil {
 		return fmt.Errorf("locking %s for a change: %w", key, err)
 	}
 	return nil
+}
+
+// Lock takes a transaction-level advisory lock on any string key, held
+// until the transaction ends. It takes no transaction id (see
+// LockForChange); keys hashing alike only serialise two holders.
+func Lock(ctx context.Context, tx sqlx.ExecerContext, key string) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key)
+	return err
 }
 
 // LockForChanges is LockForChange for many aggregates of one transaction,

@@ -1,5 +1,7 @@
 package projection
 
+import "shipd/platform/messaging"
+
 // Newest keeps, of each row a batch of events touches, the newest event the
 // batch brings for it (the highest version): a read model row shows its
 // resource as it is after the batch, so the events before the newest change
@@ -23,6 +25,13 @@ func (n *Newest[E]) Put(id string, version int, e E) {
 		return
 	}
 	n.events[id], n.vers[id] = e, version
+}
+
+// Take keeps the event of picks out of e, if any (see Put).
+func (n *Newest[E]) Take(e messaging.Event, of Of[E]) {
+	if id, version, kept, ok := of(e); ok {
+		n.Put(id, version, kept)
+	}
 }
 
 // IDs are the rows touched, in the order they were first touched.

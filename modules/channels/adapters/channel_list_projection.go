@@ -1,9 +1,7 @@
 package adapters
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -44,7 +42,7 @@ func (p *ChannelListProjection) Definition() projection.Projection {
 			messaging.Takes[contract.ShippingChannelDeleted](),
 		},
 		NewBatch: func(tables projection.Tables) messaging.Batch {
-			return &channelListBatch{upsert: tables.SQL(`
+			return projection.NewUpserts("channels", tables.SQL(`
 				INSERT INTO channels.channel_list AS l (id, account_id, version, deleted, provider, status, created_at, record)
 				SELECT id, account_id, version, deleted, provider, status, created_at, record::json
 				FROM json_to_recordset($1) AS r(id text, account_id text, version integer, deleted boolean,
@@ -52,39 +50,34 @@ func (p *ChannelListProjection) Definition() projection.Projection {
 				ORDER BY id
 				ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted,
 					provider = excluded.provider, status = excluded.status, record = excluded.record
-				WHERE l.version < excluded.version`)}
+				WHERE l.version < excluded.version`), channelListEventOf, channelListRowOf)
 		},
 	}
 }
 
-// channelListBatch is one batch of the channel list's writes.
-type channelListBatch struct {
-	upsert string
-	rows   projection.Newest[channelListEvent]
-}
-
+// channelListEvent is what the list keeps of a channel event.
 type channelListEvent struct {
 	contract.ChannelEvent
 	deleted bool
 }
 
-func (b *channelListBatch) Add(e messaging.Event) {
+func channelListEventOf(e messaging.Event) (string, int, channelListEvent, bool) {
+	var kept channelListEvent
 	switch e := e.(type) {
 	case *contract.ShippingChannelCreated:
-		b.put(e.ChannelEvent, false)
+		kept = channelListEvent{e.ChannelEvent, false}
 	case *contract.ShippingChannelUpdated:
-		b.put(e.ChannelEvent, false)
+		kept = channelListEvent{e.ChannelEvent, false}
 	case *contract.ShippingChannelValidated:
-		b.put(e.ChannelEvent, false)
+		kept = channelListEvent{e.ChannelEvent, false}
 	case *contract.ShippingChannelStatusChanged:
-		b.put(e.ChannelEvent, false)
+		kept = channelListEvent{e.ChannelEvent, false}
 	case *contract.ShippingChannelDeleted:
-		b.put(e.ChannelEvent, true)
+		kept = channelListEvent{e.ChannelEvent, true}
+	default:
+		return "", 0, kept, false
 	}
-}
-
-func (b *channelListBatch) put(e contract.ChannelEvent, deleted bool) {
-	b.rows.Put(e.ShippingChannel.ID, e.Version, channelListEvent{e, deleted})
+	return kept.ShippingChannel.ID, kept.Version, kept, true
 }
 
 // channelListRow is a row as json_to_recordset reads it.
@@ -99,26 +92,11 @@ type channelListRow struct {
 	Record    string    `json:"record"` // text, so the record's key order is kept
 }
 
-func (b *channelListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
-	if b.rows.Len() == 0 {
-		return nil
-	}
-	rows := make([]channelListRow, 0, b.rows.Len())
-	for _, id := range b.rows.IDs() {
-		e := b.rows.Get(id)
-		ch := e.ShippingChannel
-		record, err := json.Marshal(ch.Record())
-		if err != nil {
-			return err
-		}
-		rows = append(rows, channelListRow{ch.ID, e.AccountID, e.Version, e.deleted, ch.Provider, ch.Status, ch.CreatedAt, string(record)})
-	}
-	data, err := json.Marshal(rows)
+func channelListRowOf(e channelListEvent) (any, error) {
+	ch := e.ShippingChannel
+	record, err := json.Marshal(ch.Record())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, b.upsert, data); err != nil {
-		return fmt.Errorf("projecting %d channels: %w", len(rows), err)
-	}
-	return nil
+	return channelListRow{ch.ID, e.AccountID, e.Version, e.deleted, ch.Provider, ch.Status, ch.CreatedAt, string(record)}, nil
 }

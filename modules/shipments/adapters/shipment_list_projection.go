@@ -126,21 +126,23 @@ type shipmentListEvent struct {
 	deleted bool
 }
 
-func (b *shipmentListBatch) Add(e messaging.Event) {
+func (b *shipmentListBatch) Add(e messaging.Event) { b.events.Take(e, shipmentListEventOf) }
+
+func shipmentListEventOf(e messaging.Event) (string, int, shipmentListEvent, bool) {
+	var kept shipmentListEvent
 	switch e := e.(type) {
 	case *contract.ShipmentRequested:
-		b.put(e.ShipmentEvent, false)
+		kept = shipmentListEvent{e.ShipmentEvent, false}
 	case *contract.ShipmentCreated:
-		b.put(e.ShipmentEvent, false)
+		kept = shipmentListEvent{e.ShipmentEvent, false}
 	case *contract.ShipmentUpdated:
-		b.put(e.ShipmentEvent, false)
+		kept = shipmentListEvent{e.ShipmentEvent, false}
 	case *contract.ShipmentDeleted:
-		b.put(e.ShipmentEvent, true)
+		kept = shipmentListEvent{e.ShipmentEvent, true}
+	default:
+		return "", 0, kept, false
 	}
-}
-
-func (b *shipmentListBatch) put(e contract.ShipmentEvent, deleted bool) {
-	b.events.Put(e.Shipment.ID, e.Version, shipmentListEvent{e, deleted})
+	return kept.Shipment.ID, kept.Version, kept, true
 }
 
 // listKey is what the batch reads of a row before it writes it.
@@ -214,12 +216,12 @@ func (b *shipmentListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
 		}
 	}
 	if len(updates) > 0 {
-		if err := execJSON(ctx, tx, b.update, updates); err != nil {
+		if err := projection.ExecJSON(ctx, tx, b.update, updates); err != nil {
 			return fmt.Errorf("projecting %d shipments: %w", len(updates), err)
 		}
 	}
 	if counts, blocks := t.rows(); len(counts) > 0 || len(blocks) > 0 {
-		if err := execJSON(ctx, tx, b.tally, counts, blocks); err != nil {
+		if err := projection.ExecJSON(ctx, tx, b.tally, counts, blocks); err != nil {
 			return fmt.Errorf("counting shipments: %w", err)
 		}
 	}
@@ -252,18 +254,4 @@ func counted(status string, deleted bool) string {
 		return ""
 	}
 	return status
-}
-
-// execJSON runs query with each argument encoded as one JSON document.
-func execJSON(ctx context.Context, tx *sqlx.Tx, query string, args ...any) error {
-	docs := make([]any, len(args))
-	for i, a := range args {
-		data, err := json.Marshal(a)
-		if err != nil {
-			return err
-		}
-		docs[i] = data
-	}
-	_, err := tx.ExecContext(ctx, query, docs...)
-	return err
 }

@@ -1,9 +1,7 @@
 package adapters
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -42,7 +40,7 @@ func (p *ParcelListProjection) Definition() projection.Projection {
 			messaging.Takes[contract.TrackingParcelDeleted](),
 		},
 		NewBatch: func(tables projection.Tables) messaging.Batch {
-			return &parcelListBatch{upsert: tables.SQL(`INSERT INTO tracking.parcel_list AS l
+			return projection.NewUpserts("tracking parcels", tables.SQL(`INSERT INTO tracking.parcel_list AS l
 				(id, account_id, version, deleted, status, channel_id, tracking_number, created_at, record)
 				SELECT id, account_id, version, deleted, status, channel_id, tracking_number, created_at, record::json
 				FROM json_to_recordset($1) AS r(id text, account_id text, version integer, deleted boolean,
@@ -50,35 +48,30 @@ func (p *ParcelListProjection) Definition() projection.Projection {
 				ORDER BY id
 				ON CONFLICT (id) DO UPDATE SET version = excluded.version, deleted = excluded.deleted, status = excluded.status,
 					record = excluded.record
-				WHERE l.version < excluded.version`)}
+				WHERE l.version < excluded.version`), parcelListEventOf, parcelListRowOf)
 		},
 	}
 }
 
-// parcelListBatch is one batch of the parcel list's writes.
-type parcelListBatch struct {
-	upsert string
-	rows   projection.Newest[parcelListEvent]
-}
-
+// parcelListEvent is what the list keeps of a tracking parcel event.
 type parcelListEvent struct {
 	contract.TrackingParcelEvent
 	deleted bool
 }
 
-func (b *parcelListBatch) Add(e messaging.Event) {
+func parcelListEventOf(e messaging.Event) (string, int, parcelListEvent, bool) {
+	var kept parcelListEvent
 	switch e := e.(type) {
 	case *contract.TrackingParcelCreated:
-		b.put(e.TrackingParcelEvent, false)
+		kept = parcelListEvent{e.TrackingParcelEvent, false}
 	case *contract.TrackingParcelUpdated:
-		b.put(e.TrackingParcelEvent, false)
+		kept = parcelListEvent{e.TrackingParcelEvent, false}
 	case *contract.TrackingParcelDeleted:
-		b.put(e.TrackingParcelEvent, true)
+		kept = parcelListEvent{e.TrackingParcelEvent, true}
+	default:
+		return "", 0, kept, false
 	}
-}
-
-func (b *parcelListBatch) put(e contract.TrackingParcelEvent, deleted bool) {
-	b.rows.Put(e.TrackingParcel.ID, e.Version, parcelListEvent{e, deleted})
+	return kept.TrackingParcel.ID, kept.Version, kept, true
 }
 
 // parcelListRow is a row as json_to_recordset reads it.
@@ -94,27 +87,12 @@ type parcelListRow struct {
 	Record         string    `json:"record"` // text, so the record's key order is kept
 }
 
-func (b *parcelListBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
-	if b.rows.Len() == 0 {
-		return nil
-	}
-	rows := make([]parcelListRow, 0, b.rows.Len())
-	for _, id := range b.rows.IDs() {
-		e := b.rows.Get(id)
-		tp := e.TrackingParcel
-		record, err := json.Marshal(tp.Record().Summary())
-		if err != nil {
-			return err
-		}
-		rows = append(rows, parcelListRow{tp.ID, e.AccountID, e.Version, e.deleted, string(tp.Status), tp.ShippingChannelID,
-			tp.TrackingNumber, tp.CreatedAt, string(record)})
-	}
-	data, err := json.Marshal(rows)
+func parcelListRowOf(e parcelListEvent) (any, error) {
+	tp := e.TrackingParcel
+	record, err := json.Marshal(tp.Record().Summary())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, b.upsert, data); err != nil {
-		return fmt.Errorf("projecting %d tracking parcels: %w", len(rows), err)
-	}
-	return nil
+	return parcelListRow{tp.ID, e.AccountID, e.Version, e.deleted, string(tp.Status), tp.ShippingChannelID,
+		tp.TrackingNumber, tp.CreatedAt, string(record)}, nil
 }
