@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,14 +97,9 @@ func measureWrites(ctx context.Context, s *service, d time.Duration, seq *atomic
 	if _, err := awaitNoEventLag(ctx, s); err != nil {
 		return run, err
 	}
-	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return run, err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return run, err
-		}
+	stopProfile, err := profilePhase("writes")
+	if err != nil {
+		return run, err
 	}
 	var last atomic.Pointer[[]byte] // an answer of the run: the shipment the baseline copies
 	run.api, err = throughput(d, func() error {
@@ -119,7 +112,7 @@ func measureWrites(ctx context.Context, s *service, d time.Duration, seq *atomic
 		}
 		return err
 	})
-	pprof.StopCPUProfile()
+	stopProfile()
 	if err != nil {
 		return run, err
 	}

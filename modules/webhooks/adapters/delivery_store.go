@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -50,10 +49,12 @@ func (s *DeliveryStore) FirstAttemptsRecorded() <-chan struct{} { return s.first
 var _ command.Deliveries = (*DeliveryStore)(nil)
 
 // FanOut stores the body once, for the event, and one delivery per
-// matching subscription, in one statement; the (event, subscription) key
-// makes a redelivered event add nothing. The id the sequence gives each
-// row is its place in its resource's order: events of one resource fanned
-// out one after the other get rising ids.
+// matching subscription, in one statement. A redelivered event adds
+// nothing: its body is stored already, and deliveries are made only with
+// a body stored now (a delivery that succeeded is deleted, so the
+// (event, subscription) key alone would let it be made again). The id the
+// sequence gives each row is its place in its resource's order: events of
+// one resource fanned out one after the other get rising ids.
 func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `
 		WITH takers AS (
@@ -62,9 +63,10 @@ func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now
 		body AS (
 			INSERT INTO webhooks.event_bodies (event_id, body, created_at)
 			SELECT $3, $4, $5 WHERE EXISTS (SELECT FROM takers)
-			ON CONFLICT (event_id) DO NOTHING)
+			ON CONFLICT (event_id) DO NOTHING
+			RETURNING event_id)
 		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, next_attempt_at, created_at)
-		SELECT id, account_id, $3, $2, NULLIF($6, ''), $5, $5 FROM takers
+		SELECT id, account_id, $3, $2, NULLIF($6, ''), $5, $5 FROM takers WHERE EXISTS (SELECT FROM body)
 		ON CONFLICT (event_id, subscription_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now, e.ResourceID)
 	if err != nil {
 		return 0, fmt.Errorf("fanning out %s: %w", e.ID, err)
@@ -128,12 +130,18 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 		return nil, fmt.Errorf("claiming webhook deliveries: %w", err)
 	}
 	out := make([]command.DueDelivery, len(rows))
+	secrets := make(map[string]string) // sealed → opened: a claim's deliveries are mostly a few subscriptions'
 	for i, r := range rows {
-		secret, err := s.box.Open(r.Secret)
-		if err != nil {
-			return nil, fmt.Errorf("webhook subscription %s: %w", r.SubscriptionID, err)
+		secret, ok := secrets[r.Secret]
+		if !ok {
+			opened, err := s.box.Open(r.Secret)
+			if err != nil {
+				return nil, fmt.Errorf("webhook subscription %s: %w", r.SubscriptionID, err)
+			}
+			secret = string(opened)
+			secrets[r.Secret] = secret
 		}
-		out[i] = command.DueDelivery{Delivery: r.delivery(), URL: r.URL, Secret: string(secret), SubscriptionActive: r.Active, LeaseUntil: until}
+		out[i] = command.DueDelivery{Delivery: r.delivery(), URL: r.URL, Secret: secret, SubscriptionActive: r.Active, LeaseUntil: until}
 	}
 	return out, nil
 }
@@ -283,9 +291,7 @@ func recordAsClaimed(ctx context.Context, record *sqlx.Stmt, batch []*recording)
 		entry, keep := r.fn(&d, true)
 		ds.add(r.claimed.Attempts, &d, attemptAt(entry, keep))
 		if keep {
-			if err := logs.add(entry); err != nil {
-				return nil, err
-			}
+			logs.add(entry)
 		}
 	}
 	var updated []int64
@@ -307,21 +313,37 @@ func recordAsClaimed(ctx context.Context, record *sqlx.Stmt, batch []*recording)
 
 // recordStatement writes deliveries' new states, each only if the stored
 // delivery is still pending with the attempts it had when claimed, and the
-// attempts' logs: those whose delivery it updated, or every one when $24
+// attempts' logs: those whose delivery it recorded, or every one when $24
 // is true (the deliveries are locked and the attempts applied to them as
 // stored, so a log is kept even when its delivery had already finished).
+//
+// A delivery that succeeded is deleted rather than updated: it is done,
+// its log says everything about it, and a delete writes no new row
+// version and no index entry, where an update that takes the row out of
+// the due index writes a whole new version indexed three times (a
+// delivery worker's record is mostly successes). Failed and cancelled
+// deliveries stay, finished, until the purge, so the logs can say a retry
+// was cancelled.
+//
 // A log's request body is left NULL: it is its event's body, the bytes
-// every attempt sends, read from there; last_attempt_at keeps the delivery,
-// and with it the body, until its logs are purged.
+// every attempt sends, read from there and kept while any delivery or log
+// of the event is (Purge).
 const recordStatement = `
-	WITH updated AS (
+	WITH claims AS (
+		SELECT * FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::timestamptz[])
+			AS u(id, claimed_attempts, attempts, first_failed_at, next_attempt_at, outcome, last_attempt_at)),
+	succeeded AS (
+		DELETE FROM webhooks.deliveries d USING claims u
+		WHERE d.id = u.id AND u.outcome = 'success' AND d.attempts = u.claimed_attempts AND d.outcome = 'pending'
+		RETURNING d.id),
+	updated AS (
 		UPDATE webhooks.deliveries d SET attempts = u.attempts, first_failed_at = u.first_failed_at,
 			next_attempt_at = u.next_attempt_at, outcome = u.outcome, lease_until = NULL,
 			last_attempt_at = GREATEST(d.last_attempt_at, u.last_attempt_at)
-		FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::timestamptz[])
-			AS u(id, claimed_attempts, attempts, first_failed_at, next_attempt_at, outcome, last_attempt_at)
-		WHERE d.id = u.id AND d.attempts = u.claimed_attempts AND d.outcome = 'pending'
+		FROM claims u
+		WHERE d.id = u.id AND u.outcome <> 'success' AND d.attempts = u.claimed_attempts AND d.outcome = 'pending'
 		RETURNING d.id),
+	recorded AS (SELECT id FROM succeeded UNION ALL SELECT id FROM updated),
 	logged AS (
 		INSERT INTO webhooks.delivery_log (id, subscription_id, account_id, delivery_id, event_id, event_type, status, url,
 			request_headers, response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
@@ -329,8 +351,8 @@ const recordStatement = `
 			$16::json[], $17::integer[], $18::text[], $19::integer[], $20::text[], $21::integer[], $22::timestamptz[], $23::timestamptz[])
 			AS l(id, subscription_id, account_id, delivery_id, event_id, event_type, status, url, request_headers,
 			     response_status, response_body, duration_ms, error_message, attempt, next_retry_at, created_at)
-		WHERE $24 OR l.delivery_id IN (SELECT id FROM updated))
-	SELECT id FROM updated`
+		WHERE $24 OR l.delivery_id IN (SELECT id FROM recorded))
+	SELECT id FROM recorded`
 
 // deliveryStates are deliveries' new states, a slice per column, with the
 // attempts each had when claimed.
@@ -379,11 +401,7 @@ type attemptLogs struct {
 	createdAt                                []time.Time
 }
 
-func (c *attemptLogs) add(e domain.LogEntry) error {
-	headers, err := json.Marshal(e.RequestHeaders)
-	if err != nil {
-		return err
-	}
+func (c *attemptLogs) add(e domain.LogEntry) {
 	c.id = append(c.id, e.ID)
 	c.subscriptionID = append(c.subscriptionID, e.SubscriptionID)
 	c.accountID = append(c.accountID, e.AccountID)
@@ -392,7 +410,7 @@ func (c *attemptLogs) add(e domain.LogEntry) error {
 	c.eventType = append(c.eventType, e.EventType)
 	c.status = append(c.status, e.Status)
 	c.url = append(c.url, e.URL)
-	c.headers = append(c.headers, string(headers))
+	c.headers = append(c.headers, headersJSON(e.RequestHeaders))
 	c.responseStatus = append(c.responseStatus, int64(e.ResponseStatus))
 	c.responseBody = append(c.responseBody, storableText(e.ResponseBody))
 	c.durationMS = append(c.durationMS, e.DurationMS)
@@ -400,7 +418,6 @@ func (c *attemptLogs) add(e domain.LogEntry) error {
 	c.attempt = append(c.attempt, int64(e.Attempt))
 	c.nextRetryAt = append(c.nextRetryAt, e.NextRetryAt)
 	c.createdAt = append(c.createdAt, e.CreatedAt)
-	return nil
 }
 
 func (c *attemptLogs) args() []any {
@@ -446,15 +463,21 @@ func recordLocked(ctx context.Context, db *sqlx.DB, batch []*recording) error {
 		for _, r := range batch {
 			d, ok := current[r.claimed.ID]
 			if !ok {
-				continue // purged meanwhile
+				// Gone: it succeeded (another worker's attempt, after this
+				// claim's lease ran out) or was purged. The attempt was
+				// made all the same and is logged, scheduling nothing.
+				gone := r.claimed
+				gone.NextAttemptAt = nil
+				if entry, keep := r.fn(&gone, false); keep {
+					logs.add(entry)
+				}
+				continue
 			}
 			stored := d.Attempts
 			entry, keep := r.fn(d, active[d.SubscriptionID])
 			ds.add(stored, d, attemptAt(entry, keep))
 			if keep {
-				if err := logs.add(entry); err != nil {
-					return err
-				}
+				logs.add(entry)
 			}
 		}
 		if _, err := tx.ExecContext(ctx, recordStatement, append(append(ds.args(), logs.args()...), true)...); err != nil {
@@ -475,16 +498,17 @@ const purgeBatch = 5000
 
 // Purge deletes, batch by batch, logs made before before, finished
 // deliveries whose last attempt (or creation, without one) came before it,
-// the bodies of events older than it that no delivery is left of, and
-// subscriptions deleted before it. Logs go first, then deliveries, then
-// bodies: the body a log shows is never purged before the log.
+// the bodies of events older than it that no delivery and no log is left
+// of, and subscriptions deleted before it. Logs go first, then deliveries,
+// then bodies: the body a log shows is never purged before the log.
 func (s *DeliveryStore) Purge(ctx context.Context, before time.Time) (int64, error) {
 	statements := []string{
 		`DELETE FROM webhooks.delivery_log WHERE id IN (SELECT id FROM webhooks.delivery_log WHERE created_at < $1 LIMIT $2)`,
 		`DELETE FROM webhooks.deliveries WHERE id IN (SELECT id FROM webhooks.deliveries
 			WHERE coalesce(last_attempt_at, created_at) < $1 AND next_attempt_at IS NULL LIMIT $2)`,
 		`DELETE FROM webhooks.event_bodies WHERE event_id IN (SELECT b.event_id FROM webhooks.event_bodies b
-			WHERE b.created_at < $1 AND NOT EXISTS (SELECT FROM webhooks.deliveries d WHERE d.event_id = b.event_id) LIMIT $2)`,
+			WHERE b.created_at < $1 AND NOT EXISTS (SELECT FROM webhooks.deliveries d WHERE d.event_id = b.event_id)
+			AND NOT EXISTS (SELECT FROM webhooks.delivery_log l WHERE l.event_id = b.event_id) LIMIT $2)`,
 		`DELETE FROM webhooks.subscriptions WHERE id IN (SELECT id FROM webhooks.subscriptions WHERE deleted_at < $1 LIMIT $2)`,
 	}
 	var total int64

@@ -71,8 +71,10 @@ func (s *HTTPSender) send(ctx context.Context, r domain.Request) domain.Response
 	if err != nil {
 		return domain.Response{Failure: "the URL cannot be requested: " + err.Error()}
 	}
-	for k, v := range r.Headers {
-		req.Header.Set(k, v)
+	values := make([]string, len(r.Headers)) // one allocation for every header's value
+	for i, h := range r.Headers {
+		values[i] = h.Value
+		req.Header[h.Name] = values[i : i+1 : i+1] // names are canonical (domain.Header)
 	}
 	res, err := s.client.Do(req)
 	if err != nil {

@@ -65,8 +65,7 @@ type LogEntry struct {
 	EventType      string
 	Status         string
 	URL            string
-	RequestHeaders map[string]string
-	RequestBody    string
+	RequestHeaders []Header // the body is the event's, the same on every attempt
 	ResponseStatus int
 	ResponseBody   string
 	DurationMS     int64
@@ -94,7 +93,7 @@ func (d *Delivery) Attempted(a Attempt, subscriptionActive bool) LogEntry {
 	entry := LogEntry{
 		ID: a.Request.LogID, SubscriptionID: d.SubscriptionID, AccountID: d.AccountID, DeliveryID: d.ID,
 		EventID: d.EventID, EventType: d.EventType, URL: a.Request.URL, RequestHeaders: a.Request.Headers,
-		RequestBody: string(a.Request.Body), ResponseStatus: a.Result.Status, ResponseBody: a.Result.Body,
+		ResponseStatus: a.Result.Status, ResponseBody: a.Result.Body,
 		DurationMS: a.Result.Duration.Milliseconds(), Attempt: a.Number, CreatedAt: a.At,
 	}
 	failure := failureMessage(a.Result)

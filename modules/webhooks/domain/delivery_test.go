@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"encoding/base64"
+	"net/http"
 	"testing"
 	"time"
 
@@ -109,8 +110,13 @@ func TestSignedRequestHeaders(t *testing.T) {
 		"Webhook-Signature":   domain.StandardSignature([]byte("secret-123"), "evt_1", "1700000000", d.Body),
 	}
 	for k, v := range want {
-		if r.Headers[k] != v {
-			t.Errorf("%s = %q, want %q", k, r.Headers[k], v)
+		if r.Header(k) != v {
+			t.Errorf("%s = %q, want %q", k, r.Header(k), v)
+		}
+	}
+	for _, h := range r.Headers {
+		if h.Name != http.CanonicalHeaderKey(h.Name) {
+			t.Errorf("header %q is not in canonical form", h.Name)
 		}
 	}
 }

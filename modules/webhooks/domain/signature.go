@@ -16,8 +16,22 @@ const UserAgent = "shipd-webhooks/1"
 type Request struct {
 	LogID   string // the attempt's log id, sent as X-Service-Delivery
 	URL     string
-	Headers map[string]string
+	Headers []Header // sent, and logged, in this order
 	Body    []byte
+}
+
+// Header is one header of a request. Its name is in canonical form
+// (Webhook-Id), the form Go's net/http keys headers by.
+type Header struct{ Name, Value string }
+
+// Header returns the value of the header named name, "" without one.
+func (r Request) Header(name string) string {
+	for _, h := range r.Headers {
+		if h.Name == name {
+			return h.Value
+		}
+	}
+	return ""
 }
 
 // SignedRequest builds the attempt's POST. Two signatures travel with it:
@@ -28,16 +42,16 @@ type Request struct {
 // so receivers can drop repeats.
 func SignedRequest(d Delivery, url, secret, logID string, at time.Time) Request {
 	ts := strconv.FormatInt(at.Unix(), 10)
-	return Request{LogID: logID, URL: url, Body: d.Body, Headers: map[string]string{
-		"Content-Type":        "application/json",
-		"User-Agent":          UserAgent,
-		"X-Service-Event":     d.EventType,
-		"X-Service-Delivery":  logID,
-		"X-Service-Timestamp": ts,
-		"X-Service-Signature": BodySignature([]byte(secret), d.Body),
-		"Webhook-Id":          d.EventID,
-		"Webhook-Timestamp":   ts,
-		"Webhook-Signature":   StandardSignature([]byte(secret), d.EventID, ts, d.Body),
+	return Request{LogID: logID, URL: url, Body: d.Body, Headers: []Header{
+		{"Content-Type", "application/json"},
+		{"User-Agent", UserAgent},
+		{"X-Service-Event", d.EventType},
+		{"X-Service-Delivery", logID},
+		{"X-Service-Timestamp", ts},
+		{"X-Service-Signature", BodySignature([]byte(secret), d.Body)},
+		{"Webhook-Id", d.EventID},
+		{"Webhook-Timestamp", ts},
+		{"Webhook-Signature", StandardSignature([]byte(secret), d.EventID, ts, d.Body)},
 	}}
 }
 

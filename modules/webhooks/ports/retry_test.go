@@ -179,10 +179,13 @@ func TestRetentionPurgesOldLogs(t *testing.T) {
 	if logs := logsOf(t, env, key, id, ""); !strings.Contains(logs[0]["request_body"].(string), `"Newer"`) {
 		t.Fatalf("kept the wrong log: %v", logs)
 	}
-	var deliveries int
+	// Both deliveries succeeded, so neither is kept; the newer log keeps
+	// its event's body, the older event's body went with its log.
+	var deliveries, bodies int
 	_ = env.DB.Get(&deliveries, `SELECT count(*) FROM webhooks.deliveries`)
-	if deliveries != 1 {
-		t.Fatalf("%d deliveries kept, want 1", deliveries)
+	_ = env.DB.Get(&bodies, `SELECT count(*) FROM webhooks.event_bodies`)
+	if deliveries != 0 || bodies != 1 {
+		t.Fatalf("%d deliveries and %d bodies kept, want none and 1", deliveries, bodies)
 	}
 }
 
