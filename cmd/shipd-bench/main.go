@@ -114,7 +114,12 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		if err != nil {
 			return fmt.Errorf("before %s: %w", p.name, err)
 		}
-		logf("%s: starting (waited %s for the events before it to be handled)", p.name, settled.Round(time.Millisecond))
+		quiet, err := awaitQuietDatabase(ctx, env, 3*time.Minute)
+		if err != nil {
+			return fmt.Errorf("before %s: %w", p.name, err)
+		}
+		logf("%s: starting (waited %s for the events before it to be handled, then %s for autovacuum to finish)",
+			p.name, settled.Round(time.Millisecond), quiet.Round(time.Millisecond))
 		if err := p.run(); err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
