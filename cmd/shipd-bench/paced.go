@@ -36,7 +36,28 @@ type pacedResult struct {
 	window   time.Duration   // the clock's start to its last tick
 	elapsed  time.Duration   // the clock's start to the last answer
 	lags     []time.Duration // probes' lags, sorted
+	probes   []probeLag      // the same lags with when each probe was offered
 	targetHz float64         // requests/s the clock offers
+}
+
+// probeLag is one probe's lag and when, from the clock's start, it was offered.
+type probeLag struct{ offeredAt, lag time.Duration }
+
+// quarterP99s is the p99 lag of the probes offered in each quarter of the
+// window, in order: a lag that stays flat under the load gives four
+// figures alike, one that grows gives rising ones.
+func (r pacedResult) quarterP99s() []time.Duration {
+	quarters := make([][]time.Duration, 4)
+	for _, p := range r.probes {
+		q := min(3, int(4*p.offeredAt/max(r.window, 1)))
+		quarters[q] = append(quarters[q], p.lag)
+	}
+	out := make([]time.Duration, 4)
+	for i, q := range quarters {
+		slices.Sort(q)
+		out[i] = pct(q, 99)
+	}
+	return out
 }
 
 // achieved is requests answered per second, from the clock's start to the last answer.
@@ -114,6 +135,7 @@ func (p paced) runUntil(stop <-chan struct{}) pacedResult {
 			}
 			mu.Lock()
 			res.lags = append(res.lags, lag)
+			res.probes = append(res.probes, probeLag{offeredAt: time.Duration(i) * p.every, lag: lag})
 			mu.Unlock()
 		})
 	}
