@@ -115,7 +115,26 @@ func (labelMerger) MIMEType(format string) string { return labels.MIMEType(forma
 
 func newLabelMerger() labelMerger { return labelMerger{} }
 
-// workers lists the background loops every instance runs.
-func workers(j *server.Janitor, p *postgres.Presence) []server.Worker {
-	return []server.Worker{j, p}
+// workers lists the background loops every instance runs, the forwarder
+// to the event broker among them when there is one.
+func workers(j *server.Janitor, p *postgres.Presence, fw *messaging.Forwarder) []server.Worker {
+	out := []server.Worker{j, p}
+	if fw != nil {
+		out = append(out, fw)
+	}
+	return out
+}
+
+// forwarder moves the modules' streams to the event broker (ADR 0032);
+// nil without EVENT_BROKER_URL.
+func forwarder(db *sqlx.DB, wake *messaging.Wakeup, cfg config.Config, mods []server.Module, logger *slog.Logger) (*messaging.Forwarder, func(), error) {
+	if cfg.EventBrokerURL == "" {
+		return nil, func() {}, nil
+	}
+	broker, err := messaging.ConnectBroker(cfg.EventBrokerURL, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	fw := messaging.NewForwarder(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Wakeup: wake}, broker, server.Streams(mods), logger)
+	return fw, broker.Close, nil
 }

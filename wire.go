@@ -35,6 +35,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		idempotency.NewStore,
 		server.NewJanitor,
 		modules,
+		forwarder,
 		workers,
 		server.NewApp,
 	)

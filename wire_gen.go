@@ -112,14 +112,22 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	webhooksModule := webhooks.NewModule(httpServer3, portsEventHandlers, deliveryWorker, retentionWorker)
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
-	v2 := workers(janitor, presence)
-	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
+	messagingForwarder, cleanup3, err := forwarder(db, messagingWakeup, cfg, v, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
+	v2 := workers(janitor, presence, messagingForwarder)
+	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	return serverApp, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil

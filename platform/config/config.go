@@ -38,6 +38,10 @@ type Config struct {
 	DatabaseMaxIdleConns    int           `env:"DATABASE_MAX_IDLE_CONNS" envDefault:"25"`
 	DatabaseConnMaxLifetime time.Duration `env:"DATABASE_CONN_MAX_LIFETIME" envDefault:"30m"`
 	DatabaseConnMaxIdleTime time.Duration `env:"DATABASE_CONN_MAX_IDLE_TIME" envDefault:"10s"`
+	// EventBrokerURL, when set, is a NATS server with JetStream
+	// (nats://host:port) that every module stream is forwarded to from its
+	// PostgreSQL outbox (ADR 0032). Unset, events stay on PostgreSQL.
+	EventBrokerURL string `env:"EVENT_BROKER_URL"`
 	// MessagePollInterval is how long an idle event subscriber waits for a
 	// commit on its stream to be notified before it asks PostgreSQL anyway:
 	// the safety net under LISTEN/NOTIFY, not what read models trail by.
@@ -137,6 +141,11 @@ func (c Config) Validate() error {
 	if err := c.DatabasePool().Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if c.EventBrokerURL != "" {
+		if err := validateBrokerURL(c.EventBrokerURL); err != nil {
+			errs = append(errs, fmt.Errorf("EVENT_BROKER_URL: %w", err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -153,4 +162,19 @@ func (c Config) SlogLevel() (slog.Level, error) {
 		return 0, fmt.Errorf("LOG_LEVEL %q: use debug, info, warn or error", c.LogLevel)
 	}
 	return l, nil
+}
+
+// validateBrokerURL says what is wrong with an event broker's URL, or nil.
+func validateBrokerURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme != "nats" && u.Scheme != "tls" {
+		return fmt.Errorf("the scheme is %q; a NATS server is nats://host:port (or tls://host:port)", u.Scheme)
+	}
+	if u.Host == "" {
+		return errors.New("no host: a NATS server is nats://host:port")
+	}
+	return nil
 }

@@ -158,6 +158,12 @@ func TestValidate(t *testing.T) {
 		{"zero message poll", func(c *config.Config) { c.MessagePollInterval = 0 }, "MESSAGE_POLL_INTERVAL"},
 		{"negative worker poll", func(c *config.Config) { c.WorkerPollInterval = -time.Second }, "WORKER_POLL_INTERVAL"},
 		{"zero carrier timeout", func(c *config.Config) { c.CarrierTimeout = 0 }, "CARRIER_TIMEOUT"},
+		{"event broker", func(c *config.Config) { c.EventBrokerURL = "nats://127.0.0.1:4222" }, ""},
+		{"event broker over TLS", func(c *config.Config) { c.EventBrokerURL = "tls://nats.example.test:4222" }, ""},
+		{"event broker without scheme", func(c *config.Config) { c.EventBrokerURL = "localhost:4222" }, "EVENT_BROKER_URL"},
+		{"event broker over HTTP", func(c *config.Config) { c.EventBrokerURL = "http://localhost:4222" }, "EVENT_BROKER_URL"},
+		{"event broker without host", func(c *config.Config) { c.EventBrokerURL = "nats://" }, "EVENT_BROKER_URL"},
+		{"event broker unparsable", func(c *config.Config) { c.EventBrokerURL = "nats://[::1" }, "EVENT_BROKER_URL"},
 		{"carrier timeout past the leases", func(c *config.Config) { c.CarrierTimeout = 2 * time.Minute }, "CARRIER_TIMEOUT"},
 		{"negative tracking concurrency", func(c *config.Config) { c.TrackingConcurrency = -1 }, "TRACKING_CONCURRENCY"},
 	}

@@ -197,22 +197,29 @@ func commandStream(cmd any) (string, error) {
 }
 
 func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
-	deadline := b.config.AckDeadline
+	return streamSubscriber(b.db, b.config, b.slots, b.logger, consumerGroup, stream)
+}
+
+// streamSubscriber reads stream in order for consumerGroup, one instance's
+// subscriber at a time (the group's advisory lock), at most len(slots)
+// subscriber transactions of the instance open at once (nil: no bound).
+func streamSubscriber(db *sql.DB, config BusConfig, slots chan struct{}, logger watermill.LoggerAdapter, consumerGroup, stream string) (message.Subscriber, error) {
+	deadline := config.AckDeadline
 	done := make(chan struct{})
-	beginner := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), key: "consumer:" + stream + "/" + consumerGroup, slots: b.slots,
+	beginner := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db), key: "consumer:" + stream + "/" + consumerGroup, slots: slots,
 		state: &groupState{flushTimeout: deadline}}
 	sub, err := watermillsql.NewSubscriber(beginner, watermillsql.SubscriberConfig{
 		ConsumerGroup:  consumerGroup,
 		ResendInterval: 100 * time.Millisecond,
 		AckDeadline:    &deadline,
-		BackoffManager: newReaderBackoff(b.config.Wakeup, stream, b.config.PollInterval, 500*time.Millisecond, done),
+		BackoffManager: newReaderBackoff(config.Wakeup, stream, config.PollInterval, 500*time.Millisecond, done),
 		SchemaAdapter:  schemaAdapter,
 		OffsetsAdapter: offsetsAdapter,
 		// Stream tables are made by InitializeStreams (migrate, serve
 		// start-up); initialising again here would serialise every
 		// subscriber of every instance on watermill's advisory lock at start.
 		InitializeSchema: false,
-	}, b.logger)
+	}, logger)
 	if err != nil {
 		return nil, err
 	}

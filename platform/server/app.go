@@ -46,7 +46,13 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	a := &App{cfg: cfg, db: db, logger: logger, bus: bus, modules: modules, workers: workers}
 	router := httpapi.NewRouter()
 	a.router = router
-	addOperatorRoutes(router, db, reg)
+	var broker BrokerWorker
+	for _, w := range workers {
+		if b, ok := w.(BrokerWorker); ok {
+			broker = b
+		}
+	}
+	addOperatorRoutes(router, db, reg, broker)
 	dashboard.New(keys, limiter, router).Register(router)
 	// Public documentation: before the /v1 subrouter, so no API key.
 	router.Handle("/v1/openapi.json", apidoc.Handler()).Methods(http.MethodGet)

@@ -46,6 +46,13 @@ type Worker interface {
 	Run(ctx context.Context) error
 }
 
+// BrokerWorker is the worker that forwards events to the event broker;
+// /readyz reports its Problem.
+type BrokerWorker interface {
+	Worker
+	Problem() string
+}
+
 // QueueWorker is a worker whose due items wait in the database; /metrics
 // reports how many are due.
 type QueueWorker interface {

@@ -19,9 +19,12 @@ import (
 //   - /healthz: the process is up and serving (liveness; never touches the
 //     database, so a database outage does not get the process restarted).
 //   - /readyz: the database answers and its migrations are the ones this
-//     build expects (readiness: send traffic here or not).
+//     build expects (readiness: send traffic here or not). With an event
+//     broker, it also says whether the broker takes events; one that does
+//     not leaves the instance ready, since writes keep committing to the
+//     outbox, and says why under "event_broker".
 //   - /metrics: Prometheus text format.
-func addOperatorRoutes(router *mux.Router, db *sqlx.DB, reg *prometheus.Registry) {
+func addOperatorRoutes(router *mux.Router, db *sqlx.DB, reg *prometheus.Registry, broker BrokerWorker) {
 	router.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}).Methods(http.MethodGet)
@@ -30,7 +33,14 @@ func addOperatorRoutes(router *mux.Router, db *sqlx.DB, reg *prometheus.Registry
 			httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": problem})
 			return
 		}
-		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		answer := map[string]string{"status": "ok"}
+		if broker != nil {
+			answer["event_broker"] = "ok"
+			if problem := broker.Problem(); problem != "" {
+				answer["event_broker"] = problem
+			}
+		}
+		httpapi.WriteJSON(w, http.StatusOK, answer)
 	}).Methods(http.MethodGet)
 	router.Handle("/metrics", metrics.Handler(reg)).Methods(http.MethodGet)
 }

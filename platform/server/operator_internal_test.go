@@ -26,7 +26,7 @@ func TestNotReadyWithoutMigrationsOrDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	router := httpapi.NewRouter()
-	addOperatorRoutes(router, db, metrics.NewRegistry())
+	addOperatorRoutes(router, db, metrics.NewRegistry(), nil)
 	probe := func(path string) (int, string) {
 		rec := httptest.NewRecorder()
 		router.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))

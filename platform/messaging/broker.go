@@ -1,0 +1,115 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Broker is the connection to NATS JetStream, the event backbone beside
+// PostgreSQL when EVENT_BROKER_URL is set (ADR 0032): every module stream
+// is forwarded there, to a JetStream stream of its own.
+type Broker struct {
+	conn *nats.Conn
+	js   nats.JetStreamContext
+}
+
+// ConnectBroker connects to the NATS server at url. It returns at once even
+// when the server cannot be reached: the connection keeps trying, and what
+// is published meanwhile waits in the outbox (Problem says so).
+// The URL is EVENT_BROKER_URL, checked by config.Validate.
+func ConnectBroker(url string, logger *slog.Logger) (*Broker, error) {
+	conn, err := nats.Connect(url, nats.Name("shipd"),
+		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			logger.Warn("the event broker is unreachable; events wait in the outbox until it is back", "err", err)
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) {
+			logger.Info("the event broker is back; forwarding the events that waited", "server", c.ConnectedUrlRedacted())
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the event broker: %w", err)
+	}
+	js, err := conn.JetStream()
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("the event broker's JetStream: %w", err)
+	}
+	return &Broker{conn: conn, js: js}, nil
+}
+
+// Problem says why the broker cannot take events now, or "".
+func (b *Broker) Problem() string {
+	if b.conn.IsConnected() {
+		return ""
+	}
+	return "the event broker is unreachable (" + strings.ToLower(b.conn.Status().String()) + "); events wait in the outbox"
+}
+
+// errBrokerUnreachable is what a forward that waited in vain returns.
+var errBrokerUnreachable = errors.New("the event broker is unreachable; the message stays in the outbox")
+
+// awaitConnected returns once the broker is connected, or
+// errBrokerUnreachable after wait.
+func (b *Broker) awaitConnected(ctx context.Context, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for !b.conn.IsConnected() {
+		if time.Now().After(deadline) {
+			return errBrokerUnreachable
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// Close closes the connection.
+func (b *Broker) Close() { b.conn.Close() }
+
+// BrokerSubject is the NATS subject a module stream is forwarded to.
+func BrokerSubject(stream string) string { return "shipd." + stream }
+
+// BrokerStream is the name of the JetStream stream that keeps a module
+// stream (JetStream names allow no dots).
+func BrokerStream(stream string) string {
+	return "SHIPD_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(stream))
+}
+
+// brokerDuplicateWindow is how long JetStream remembers a message id: a
+// message forwarded again within it (the forwarder crashed between the
+// broker's ack and its own) is stored once.
+const brokerDuplicateWindow = 10 * time.Minute
+
+// EnsureStreams makes, or brings up to date, the JetStream stream of each
+// module stream: kept on disk, every message (a rebuild replays them).
+func (b *Broker) EnsureStreams(streams []string) error {
+	for _, s := range streams {
+		cfg := &nats.StreamConfig{
+			Name:        BrokerStream(s),
+			Description: "shipd's " + s + " stream, forwarded from its PostgreSQL outbox",
+			Subjects:    []string{BrokerSubject(s)},
+			Storage:     nats.FileStorage,
+			Retention:   nats.LimitsPolicy,
+			Duplicates:  brokerDuplicateWindow,
+		}
+		_, err := b.js.StreamInfo(cfg.Name)
+		switch {
+		case errors.Is(err, nats.ErrStreamNotFound):
+			_, err = b.js.AddStream(cfg)
+		case err == nil:
+			_, err = b.js.UpdateStream(cfg)
+		}
+		if err != nil {
+			return fmt.Errorf("JetStream stream %s: %w", cfg.Name, err)
+		}
+	}
+	return nil
+}

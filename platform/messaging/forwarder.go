@@ -1,0 +1,117 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/jmoiron/sqlx"
+)
+
+// forwarderGroup is the forwarder's consumer group on every stream: its
+// offsets say what has reached the broker (and /metrics shows its lag
+// like any consumer's).
+const forwarderGroup = "broker.forwarder"
+
+// Forwarder moves every message of the module streams, the outbox a write
+// fills in its own transaction, to the broker, in each stream's order and
+// at least once: a message is acknowledged in PostgreSQL only once
+// JetStream has stored it, and JetStream stores a message id it saw within
+// its duplicate window once (ADR 0032). While the broker is unreachable
+// the messages wait in the outbox; nothing is set aside or dropped.
+type Forwarder struct {
+	db      *sqlx.DB
+	config  BusConfig
+	broker  *Broker
+	streams []string
+	logger  *slog.Logger
+}
+
+// NewForwarder returns the forwarder of streams to broker.
+func NewForwarder(db *sqlx.DB, config BusConfig, broker *Broker, streams []string, logger *slog.Logger) *Forwarder {
+	config.setDefaults()
+	return &Forwarder{db: db, config: config, broker: broker, streams: streams, logger: logger}
+}
+
+// Name names the worker.
+func (f *Forwarder) Name() string { return "events.forwarder" }
+
+// Problem says why events cannot reach the broker now, or "" (/readyz).
+func (f *Forwarder) Problem() string { return f.broker.Problem() }
+
+// Run forwards until ctx ends. The broker's streams are made first, tried
+// again every few seconds while the broker cannot be reached.
+func (f *Forwarder) Run(ctx context.Context) error {
+	for {
+		err := f.broker.EnsureStreams(f.streams)
+		if err == nil {
+			break
+		}
+		f.logger.WarnContext(ctx, "the event broker's streams cannot be made yet; events wait in the outbox", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(5 * time.Second):
+		}
+	}
+	wlog := WatermillLogger(f.logger)
+	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, wlog)
+	if err != nil {
+		return err
+	}
+	// A failed publish is tried again in the handler a few times, then the
+	// message is read again from the outbox: never a dead letter.
+	router.AddMiddleware(middleware.Retry{MaxRetries: 3, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware)
+	publisher, err := wmnats.NewPublisherWithNatsConn(f.broker.conn, wmnats.PublisherPublishConfig{
+		Marshaler:         &wmnats.NATSMarshaler{},
+		SubjectCalculator: wmnats.DefaultSubjectCalculator, // the topic is the subject (BrokerSubject)
+		JetStream:         wmnats.JetStreamConfig{TrackMsgId: true},
+	}, wlog)
+	if err != nil {
+		return err
+	}
+	for _, s := range f.streams {
+		sub, err := streamSubscriber(f.db.DB, f.config, nil, wlog, forwarderGroup, s)
+		if err != nil {
+			return err
+		}
+		router.AddHandler("forward."+s, s, sub, BrokerSubject(s), keepOpen{publisher}, func(m *message.Message) ([]*message.Message, error) {
+			// While the broker is away the message waits here, not in a
+			// loop of failed publishes that would log every try.
+			if err := f.broker.awaitConnected(m.Context(), brokerWait); err != nil {
+				return nil, err
+			}
+			return []*message.Message{m.Copy()}, nil
+		})
+	}
+	// Closed as the Bus closes its router: the message in hand is
+	// forwarded and acknowledged, not cut off.
+	closed := make(chan error, 1)
+	stop := context.AfterFunc(ctx, func() { closed <- router.Close() })
+	err = router.Run(context.WithoutCancel(ctx))
+	if !stop() {
+		err = errors.Join(err, <-closed)
+	}
+	if err != nil {
+		return fmt.Errorf("forwarding to the event broker: %w", err)
+	}
+	return nil
+}
+
+// brokerWait is how long a message waits for an unreachable broker before
+// it is read again from the outbox: below the subscriber's acknowledgement
+// deadline, and long enough that an outage logs a line per stream every so
+// often, not on every try.
+const brokerWait = 20 * time.Second
+
+// keepOpen is a publisher whose Close leaves the broker's connection open:
+// the router closes its handlers' publishers, and the connection is the
+// Broker's, which /readyz still asks.
+type keepOpen struct{ message.Publisher }
+
+func (keepOpen) Close() error { return nil }

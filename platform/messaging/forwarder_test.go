@@ -1,0 +1,114 @@
+package messaging_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"shipd/platform/messaging"
+	"shipd/platform/messaging/natstest"
+)
+
+// brokerMessages reads every message JetStream keeps of stream, in order.
+func brokerMessages(t *testing.T, url, stream string) []*nats.RawStreamMsg {
+	return natstest.Messages(t, url, messaging.BrokerStream(stream))
+}
+
+// startForwarder runs a forwarder of the env's streams to the NATS server at
+// url until the test ends.
+func startForwarder(t *testing.T, e *env, url string) *messaging.Broker {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(testLogOutput(), nil))
+	broker, err := messaging.ConnectBroker(url, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := messaging.NewForwarder(e.db, messaging.BusConfig{PollInterval: 10 * time.Millisecond}, broker, []string{"test.stream", "test.commands"}, logger)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- fw.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("forwarder: %v", err)
+			}
+		case <-time.After(deadline):
+			t.Error("the forwarder did not stop")
+		}
+		broker.Close()
+	})
+	return broker
+}
+
+// Every event of a stream reaches its JetStream stream in the order it was
+// committed, with its id and event type, once.
+func TestTheForwarderMovesEachStreamToTheBrokerInOrder(t *testing.T) {
+	e := newEnv(t)
+	ns := natstest.Start(t)
+	startForwarder(t, e, ns.URL)
+	for i := range 20 {
+		e.publish(testEvent{N: i})
+	}
+	var got []*nats.RawStreamMsg
+	eventually(t, "20 events on the broker", func() bool {
+		got = brokerMessages(t, ns.URL, "test.stream")
+		return len(got) >= 20
+	})
+	time.Sleep(200 * time.Millisecond) // nothing more comes
+	if got = brokerMessages(t, ns.URL, "test.stream"); len(got) != 20 {
+		t.Fatalf("%d messages on the broker, want 20", len(got))
+	}
+	ids := map[string]bool{}
+	for i, m := range got {
+		var e testEvent
+		if err := json.Unmarshal(m.Data, &e); err != nil || e.N != i {
+			t.Fatalf("message %d is %s (%v), want N=%d: out of order", i, m.Data, err, i)
+		}
+		if m.Subject != "shipd.test.stream" || m.Header.Get("name") != "test.happened" {
+			t.Fatalf("message %d: subject %q, event type %q", i, m.Subject, m.Header.Get("name"))
+		}
+		id := m.Header.Get(nats.MsgIdHdr)
+		if id == "" || ids[id] {
+			t.Fatalf("message %d has id %q, empty or seen before", i, id)
+		}
+		ids[id] = true
+	}
+}
+
+// With the broker down, writes still commit (the outbox) and the broker is
+// said to be unreachable; once it is back every event reaches it, once.
+func TestEventsWaitInTheOutboxWhileTheBrokerIsDown(t *testing.T) {
+	e := newEnv(t)
+	ns := natstest.Start(t)
+	broker := startForwarder(t, e, ns.URL)
+	e.publish(testEvent{N: 0})
+	eventually(t, "the first event on the broker", func() bool { return len(brokerMessages(t, ns.URL, "test.stream")) == 1 })
+
+	ns.Stop()
+	eventually(t, "the broker said to be unreachable", func() bool { return broker.Problem() != "" })
+	for i := 1; i <= 10; i++ {
+		e.publish(testEvent{N: i}) // commits: nothing waits for the broker
+	}
+	ns.Restart()
+	eventually(t, "every event on the broker", func() bool { return len(brokerMessages(t, ns.URL, "test.stream")) >= 11 })
+	if p := broker.Problem(); p != "" {
+		t.Errorf("broker back, yet: %s", p)
+	}
+	time.Sleep(200 * time.Millisecond)
+	got := brokerMessages(t, ns.URL, "test.stream")
+	if len(got) != 11 {
+		t.Fatalf("%d messages on the broker, want 11 (each once)", len(got))
+	}
+	for i, m := range got {
+		var ev testEvent
+		if err := json.Unmarshal(m.Data, &ev); err != nil || ev.N != i {
+			t.Fatalf("message %d is %s, want N=%d", i, m.Data, i)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"shipd"
+	"shipd/platform/apptest"
+	"shipd/platform/config"
+	"shipd/platform/messaging"
+	"shipd/platform/messaging/natstest"
+)
+
+// channelEventsOnBroker reads the types and channel ids of the events
+// JetStream keeps of the channels stream, in order.
+func channelEventsOnBroker(t *testing.T, url string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range natstest.Messages(t, url, messaging.BrokerStream("channels")) {
+		var e struct {
+			Channel struct {
+				ID string `json:"id"`
+			} `json:"shipping_channel"`
+		}
+		if err := json.Unmarshal(m.Data, &e); err != nil {
+			t.Fatalf("message %d: %v", m.Sequence, err)
+		}
+		out = append(out, m.Header.Get("name")+" "+e.Channel.ID)
+	}
+	return out
+}
+
+func readiness(t *testing.T, env *apptest.Env) (int, map[string]string) {
+	t.Helper()
+	res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/readyz"})
+	var body map[string]string
+	if err := json.Unmarshal(res.Body, &body); err != nil {
+		t.Fatalf("/readyz: %s", res.Body)
+	}
+	return res.Status, body
+}
+
+// With EVENT_BROKER_URL, what the API writes reaches the broker's stream of
+// its module; with the broker down the API still writes, /readyz says why,
+// and the events written meanwhile arrive once it is back.
+func TestEventsReachTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
+	ns := natstest.Start(t)
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.EventBrokerURL = ns.URL }))
+	key := env.NewKey("acme")
+	first := env.SandboxChannel(key, "First", nil)
+	apptest.Eventually(t, 10*time.Second, "the channel's creation on the broker", func() bool {
+		return len(channelEventsOnBroker(t, ns.URL)) == 1
+	})
+	if got := channelEventsOnBroker(t, ns.URL); got[0] != "shipping_channel.created "+first {
+		t.Fatalf("on the broker: %v", got)
+	}
+	if status, body := readiness(t, env); status != http.StatusOK || body["event_broker"] != "ok" {
+		t.Fatalf("/readyz with the broker up: %d %v", status, body)
+	}
+
+	ns.Stop()
+	apptest.Eventually(t, 10*time.Second, "/readyz saying the broker is unreachable", func() bool {
+		status, body := readiness(t, env)
+		return status == http.StatusOK && strings.Contains(body["event_broker"], "unreachable")
+	})
+	second := env.SandboxChannel(key, "Second", nil) // 201: the event waits in the outbox
+
+	ns.Restart()
+	apptest.Eventually(t, 30*time.Second, "the waiting event on the broker", func() bool {
+		return len(channelEventsOnBroker(t, ns.URL)) >= 2
+	})
+	time.Sleep(200 * time.Millisecond)
+	got := channelEventsOnBroker(t, ns.URL)
+	if len(got) != 2 || got[1] != "shipping_channel.created "+second {
+		t.Fatalf("on the broker: %v, want both creations once, in order", got)
+	}
+	if status, body := readiness(t, env); status != http.StatusOK || body["event_broker"] != "ok" {
+		t.Fatalf("/readyz with the broker back: %d %v", status, body)
+	}
+}
