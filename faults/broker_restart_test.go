@@ -27,16 +27,9 @@ func TestEventBrokerRestartDuringWrites(t *testing.T) {
 	acc := newAccount(t, dsn, "broker", 1_000_000)
 	in := startInstance(t, "shipd", dsn, "EVENT_BROKER_URL="+ns.URL)
 	c := in.client(acc)
-	channel := sandboxChannel(t, c, "Broker main", true)
-	spares := []string{sandboxChannel(t, c, "Broker spare 1", false), sandboxChannel(t, c, "Broker spare 2", false)}
-
+	channel, spares := loadChannels(t, c, "Broker")
 	load := startWriteLoad([]client{c}, channel, "NB1", spares)
-	eventually(t, 60*time.Second, "writes acknowledged before the broker stops", func() string {
-		if n := len(load.acknowledged()); n < 150 {
-			return fmt.Sprintf("only %d", n)
-		}
-		return ""
-	})
+	load.awaitAcknowledged(t, 150, "writes acknowledged before the broker stops")
 	ns.Stop()
 	stopped := time.Now()
 	eventually(t, 10*time.Second, "/readyz saying the broker is away", func() string {

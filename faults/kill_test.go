@@ -20,19 +20,13 @@ func TestKillDuringWrites(t *testing.T) {
 	first := startInstance(t, "shipd-1", dsn, clk.env())
 	c := first.client(acc)
 	subscribe(t, c, rc, "/kill", loadEvents)
-	channel := sandboxChannel(t, c, "Kill main", true)
-	spares := []string{sandboxChannel(t, c, "Kill spare 1", false), sandboxChannel(t, c, "Kill spare 2", false)}
+	channel, spares := loadChannels(t, c, "Kill")
 
 	load := startWriteLoad([]client{c}, channel, "KILL", spares)
 	// Kill once the load is in full swing: enough acknowledged writes, and
 	// webhook attempts held unanswered at the receiver, so shipd dies with
 	// them in flight and can never have recorded them.
-	eventually(t, 60*time.Second, "writes acknowledged before the kill", func() string {
-		if n := len(load.acknowledged()); n < 250 {
-			return fmt.Sprintf("only %d", n)
-		}
-		return ""
-	})
+	load.awaitAcknowledged(t, 250, "writes acknowledged before the kill")
 	rc.hold()
 	eventually(t, 10*time.Second, "webhook attempts in flight before the kill", func() string {
 		if len(rc.inFlight()) < 3 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -243,4 +244,23 @@ func joinCounts(counts map[string]int, sep string) string {
 		parts[i] = fmt.Sprintf("%s%s%d", k, sep, counts[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// loadChannels makes the channels a write load uses: "<name> main",
+// validated, and two spares left in draft.
+func loadChannels(t *testing.T, c client, name string) (main string, spares []string) {
+	t.Helper()
+	main = sandboxChannel(t, c, name+" main", true)
+	return main, []string{sandboxChannel(t, c, name+" spare 1", false), sandboxChannel(t, c, name+" spare 2", false)}
+}
+
+// awaitAcknowledged waits until n writes of the load were acknowledged.
+func (l *writeLoad) awaitAcknowledged(t *testing.T, n int, what string) {
+	t.Helper()
+	eventually(t, 60*time.Second, what, func() string {
+		if got := len(l.acknowledged()); got < n {
+			return fmt.Sprintf("only %d", got)
+		}
+		return ""
+	})
 }

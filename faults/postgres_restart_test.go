@@ -52,16 +52,9 @@ func postgresOutageDuringWrites(t *testing.T, database, what string, stop func(*
 	in := startInstance(t, "shipd", dsn)
 	c := in.client(acc)
 	subscribe(t, c, rc, "/pg", loadEvents)
-	channel := sandboxChannel(t, c, "Restart main", true)
-	spares := []string{sandboxChannel(t, c, "Restart spare 1", false), sandboxChannel(t, c, "Restart spare 2", false)}
-
+	channel, spares := loadChannels(t, c, "Restart")
 	load := startWriteLoad([]client{c}, channel, "PGR1", spares)
-	eventually(t, 60*time.Second, "writes acknowledged before the stop", func() string {
-		if n := len(load.acknowledged()); n < 150 {
-			return fmt.Sprintf("only %d", n)
-		}
-		return ""
-	})
+	load.awaitAcknowledged(t, 150, "writes acknowledged before the stop")
 	load.setPrefix("PGR2") // shipments sent from the stop on
 	stopping := time.Now()
 	stop(t)
