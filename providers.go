@@ -36,6 +36,7 @@ var platformSet = wire.NewSet(
 	wakeup,
 	server.SecretBox,
 	postgres.NewPresence,
+	eventBroker,
 	bus,
 	outbox,
 	newLabelMerger,
@@ -72,9 +73,21 @@ func wakeup(url dsn, logger *slog.Logger) (*messaging.Wakeup, func(), error) {
 	return w, func() { _ = w.Close() }, nil
 }
 
-func bus(db *sqlx.DB, wake *messaging.Wakeup, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
+func bus(db *sqlx.DB, wake *messaging.Wakeup, broker *messaging.Broker, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
 	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg, Wakeup: wake,
-		MaxOpenTransactions: cfg.DatabasePool().SubscriberTransactions()}, logger)
+		MaxOpenTransactions: cfg.DatabasePool().SubscriberTransactions(), Broker: broker}, logger)
+}
+
+// eventBroker connects to EVENT_BROKER_URL (ADR 0032); nil without it.
+func eventBroker(cfg config.Config, logger *slog.Logger) (*messaging.Broker, func(), error) {
+	if cfg.EventBrokerURL == "" {
+		return nil, func() {}, nil
+	}
+	broker, err := messaging.ConnectBroker(cfg.EventBrokerURL, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	return broker, broker.Close, nil
 }
 
 func outbox(logger *slog.Logger) *messaging.Outbox {
@@ -126,15 +139,10 @@ func workers(j *server.Janitor, p *postgres.Presence, fw *messaging.Forwarder) [
 }
 
 // forwarder moves the modules' streams to the event broker (ADR 0032);
-// nil without EVENT_BROKER_URL.
-func forwarder(db *sqlx.DB, wake *messaging.Wakeup, cfg config.Config, mods []server.Module, logger *slog.Logger) (*messaging.Forwarder, func(), error) {
-	if cfg.EventBrokerURL == "" {
-		return nil, func() {}, nil
+// nil without one.
+func forwarder(db *sqlx.DB, wake *messaging.Wakeup, broker *messaging.Broker, cfg config.Config, mods []server.Module, logger *slog.Logger) *messaging.Forwarder {
+	if broker == nil {
+		return nil
 	}
-	broker, err := messaging.ConnectBroker(cfg.EventBrokerURL, logger)
-	if err != nil {
-		return nil, nil, err
-	}
-	fw := messaging.NewForwarder(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Wakeup: wake}, broker, server.Streams(mods), logger)
-	return fw, broker.Close, nil
+	return messaging.NewForwarder(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Wakeup: wake}, broker, server.Streams(mods), logger)
 }

@@ -52,9 +52,16 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		cleanup()
 		return nil, nil, err
 	}
-	registry := metrics.NewRegistry()
-	messagingBus, err := bus(db, messagingWakeup, cfg, logger, registry)
+	broker, cleanup3, err := eventBroker(cfg, logger)
 	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	registry := metrics.NewRegistry()
+	messagingBus, err := bus(db, messagingWakeup, broker, cfg, logger, registry)
+	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -63,6 +70,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	limiter := ratelimit.New(db, clk)
 	box, err := server.SecretBox(cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -112,12 +120,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	webhooksModule := webhooks.NewModule(httpServer3, portsEventHandlers, deliveryWorker, retentionWorker)
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
-	messagingForwarder, cleanup3, err := forwarder(db, messagingWakeup, cfg, v, logger)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
+	messagingForwarder := forwarder(db, messagingWakeup, broker, cfg, v, logger)
 	v2 := workers(janitor, presence, messagingForwarder)
 	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jmoiron/sqlx"
@@ -105,7 +104,7 @@ func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() B
 // addToBatch adds e to the subscriber transaction's batch under key, or
 // writes it at once when the group is going one by one.
 func addToBatch(ctx context.Context, key string, newBatch func() Batch, e Event) error {
-	wtx, ok := watermillsql.TxFromContext(ctx)
+	wtx, ok := subscriberTxFrom(ctx)
 	if !ok {
 		return errors.New("messaging: no subscriber transaction in context")
 	}

@@ -58,6 +58,9 @@ type BusConfig struct {
 	Retry middleware.Retry
 	// Wakeup tells idle subscribers of commits; nil polls at PollInterval.
 	Wakeup *Wakeup
+	// Broker, when set, is where the handlers read their streams from
+	// (ADR 0032): the forwarder moves the outbox there.
+	Broker *Broker
 	// Metrics, when set, receives Watermill's handler run counts and times
 	// (shipd_events_handler_execution_time_seconds by handler and success)
 	// and its subscriber and publisher counts.
@@ -101,6 +104,7 @@ type Bus struct {
 	router  *message.Router
 	events  *cqrs.EventGroupProcessor
 	command *cqrs.CommandProcessor
+	streams []string // every stream a handler reads
 }
 
 // NewBus builds a Bus; add handlers, then Run it.
@@ -119,6 +123,14 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	// Outermost first: a message that fails every try is set aside; each
 	// try runs under its own savepoint, and a panic is an error inside it
 	// (so the savepoint is rolled back) rather than a crash.
+	var slots chan struct{}
+	if config.MaxOpenTransactions > 0 {
+		slots = make(chan struct{}, config.MaxOpenTransactions)
+	}
+	if config.Broker != nil {
+		// Outside everything: the transaction a message is handled in.
+		router.AddMiddleware((&brokerTransactions{db: db.DB, slots: slots, state: map[string]*groupState{}}).middleware)
+	}
 	router.AddMiddleware(
 		setAsideDeadLetters,
 		retry.Middleware,
@@ -128,10 +140,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.Metrics != nil {
 		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
 	}
-	b := &Bus{db: db.DB, config: config, logger: wlog, router: router}
-	if config.MaxOpenTransactions > 0 {
-		b.slots = make(chan struct{}, config.MaxOpenTransactions)
-	}
+	b := &Bus{db: db.DB, config: config, logger: wlog, router: router, slots: slots}
 	b.events, err = cqrs.NewEventGroupProcessorWithConfig(router, cqrs.EventGroupProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.EventGroupProcessorGenerateSubscribeTopicParams) (string, error) {
 			return groupStream(p.EventGroupName, p.EventGroupHandlers)
@@ -197,6 +206,9 @@ func commandStream(cmd any) (string, error) {
 }
 
 func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
+	if b.config.Broker != nil {
+		return b.brokerSubscriber(consumerGroup, stream)
+	}
 	return streamSubscriber(b.db, b.config, b.slots, b.logger, consumerGroup, stream)
 }
 
@@ -248,6 +260,11 @@ func On[T any, PT interface {
 // stream in order. The name is the consumer group's, kept in the stream's
 // offsets table: renaming it starts the group over from the stream's start.
 func (b *Bus) AddGroup(name string, handlers ...cqrs.GroupEventHandler) error {
+	stream, err := groupStream(name, handlers)
+	if err != nil {
+		return err
+	}
+	b.streams = appendNew(b.streams, stream)
 	return b.events.AddHandlersGroup(name, handlers...)
 }
 
@@ -257,7 +274,12 @@ func OnCommand[T any, PT interface {
 	*T
 	Command
 }](b *Bus, handlerName string, handle func(ctx context.Context, cmd PT) error) error {
-	_, err := b.command.AddHandler(cqrs.NewCommandHandler(handlerName, func(ctx context.Context, c *T) error {
+	stream, err := commandStream(new(T))
+	if err != nil {
+		return err
+	}
+	b.streams = appendNew(b.streams, stream)
+	_, err = b.command.AddHandler(cqrs.NewCommandHandler(handlerName, func(ctx context.Context, c *T) error {
 		return handle(ctx, PT(c))
 	}))
 	return err
@@ -267,6 +289,11 @@ func OnCommand[T any, PT interface {
 // closes the router, which lets the running handlers finish and closes the
 // subscribers, rather than cancelling them (gracefulSubscriber).
 func (b *Bus) Run(ctx context.Context) error {
+	if b.config.Broker != nil {
+		if err := b.awaitBrokerStreams(ctx); err != nil {
+			return nil // ended before the broker came
+		}
+	}
 	closed := make(chan error, 1)
 	stop := context.AfterFunc(ctx, func() { closed <- b.router.Close() })
 	err := b.router.Run(context.WithoutCancel(ctx))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
@@ -20,6 +21,11 @@ import (
 // RetryDeadLetter: only that consumer group handles it; the others, which
 // handled it the first time, pass over it.
 const metadataForGroup = "for_consumer_group"
+
+// metadataRetriedDeadLetter names the dead letter a retried copy comes
+// from: the copy is a new message of the stream with the original's id,
+// which the broker must not take for a repeat of the original.
+const metadataRetriedDeadLetter = "retried_dead_letter"
 
 // setAsideDeadLetters is the outermost handler middleware. A message that
 // failed every retry is written to platform.dead_letters in the subscriber's
@@ -38,7 +44,7 @@ func setAsideDeadLetters(h message.HandlerFunc) message.HandlerFunc {
 		if err == nil || postgres.IsUnavailable(err) || ctx.Err() != nil || errors.Is(err, context.Canceled) {
 			return out, err
 		}
-		tx, ok := watermillsql.TxFromContext(ctx)
+		tx, ok := subscriberTxFrom(ctx)
 		if !ok {
 			return nil, err
 		}
@@ -115,6 +121,7 @@ func RetryDeadLetter(ctx context.Context, db *sqlx.DB, id int64) error {
 			return fmt.Errorf("retrying dead letter %d: metadata: %w", id, err)
 		}
 		md.Set(metadataForGroup, d.Group)
+		md.Set(metadataRetriedDeadLetter, strconv.FormatInt(id, 10))
 		pub, err := watermillsql.NewPublisher(watermillsql.TxFromStdSQL(tx.Tx), watermillsql.PublisherConfig{SchemaAdapter: schemaAdapter}, WatermillLogger(nil))
 		if err != nil {
 			return err

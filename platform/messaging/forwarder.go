@@ -11,6 +11,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/jmoiron/sqlx"
+	"github.com/nats-io/nats.go"
 )
 
 // forwarderGroup is the forwarder's consumer group on every stream: its
@@ -68,9 +69,8 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	// message is read again from the outbox: never a dead letter.
 	router.AddMiddleware(middleware.Retry{MaxRetries: 3, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware)
 	publisher, err := wmnats.NewPublisherWithNatsConn(f.broker.conn, wmnats.PublisherPublishConfig{
-		Marshaler:         &wmnats.NATSMarshaler{},
+		Marshaler:         brokerMarshaler{},
 		SubjectCalculator: wmnats.DefaultSubjectCalculator, // the topic is the subject (BrokerSubject)
-		JetStream:         wmnats.JetStreamConfig{TrackMsgId: true},
 	}, wlog)
 	if err != nil {
 		return err
@@ -101,6 +101,25 @@ func (f *Forwarder) Run(ctx context.Context) error {
 		return fmt.Errorf("forwarding to the event broker: %w", err)
 	}
 	return nil
+}
+
+// brokerMarshaler writes a message as watermill-nats' NATSMarshaler does
+// (payload, metadata as headers, the id in _watermill_message_uuid) and
+// gives JetStream its deduplication id (Nats-Msg-Id): the message's id,
+// unless it is a retried dead letter, a new message with the original's id.
+type brokerMarshaler struct{ wmnats.NATSMarshaler }
+
+func (m brokerMarshaler) Marshal(topic string, msg *message.Message) (*nats.Msg, error) {
+	out, err := m.NATSMarshaler.Marshal(topic, msg)
+	if err != nil {
+		return nil, err
+	}
+	id := msg.UUID
+	if dl := msg.Metadata.Get(metadataRetriedDeadLetter); dl != "" {
+		id += "/dead-letter-" + dl
+	}
+	out.Header.Set(nats.MsgIdHdr, id)
+	return out, nil
 }
 
 // brokerWait is how long a message waits for an unreachable broker before

@@ -15,6 +15,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"shipd/platform/messaging"
+	"shipd/platform/messaging/natstest"
 	"shipd/platform/postgres"
 	"shipd/platform/postgres/pgtest"
 )
@@ -48,7 +49,32 @@ type env struct {
 	outbox *messaging.Outbox
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
+
+// newBrokerEnv is newEnv with the bus reading its streams from a real NATS
+// server, which a forwarder fills from the outbox (ADR 0032).
+func newBrokerEnv(t *testing.T) *env {
+	t.Helper()
+	ns := natstest.Start(t)
+	logger := slog.New(slog.NewTextHandler(testLogOutput(), nil))
+	broker, err := messaging.ConnectBroker(ns.URL, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(broker.Close)
+	e := newEnvWith(t, broker)
+	startForwarder(t, e, ns.URL)
+	return e
+}
+
+// onBothBackbones runs a scenario on the bus reading PostgreSQL and on the
+// bus reading the broker.
+func onBothBackbones(t *testing.T, scenario func(t *testing.T, e *env)) {
+	t.Run("postgres", func(t *testing.T) { scenario(t, newEnv(t)) })
+	t.Run("nats", func(t *testing.T) { scenario(t, newBrokerEnv(t)) })
+}
+
+func newEnvWith(t *testing.T, broker *messaging.Broker) *env {
 	t.Helper()
 	ctx := t.Context()
 	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Pool{})
@@ -63,7 +89,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(testLogOutput(), nil))
-	bus, err := messaging.NewBus(db, messaging.BusConfig{PollInterval: 10 * time.Millisecond}, logger)
+	bus, err := messaging.NewBus(db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Broker: broker}, logger)
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
 	}
@@ -216,26 +242,27 @@ func TestOutboxPublishesOnlyCommittedEvents(t *testing.T) {
 }
 
 func TestHandlerWritesCommitWithItsTransaction(t *testing.T) {
-	e := newEnv(t)
-	if err := onEvent(e.bus, "test.writer", func(ctx context.Context, ev *testEvent) error {
-		tx, err := messaging.Tx(ctx)
-		if err != nil {
+	onBothBackbones(t, func(t *testing.T, e *env) {
+		if err := onEvent(e.bus, "test.writer", func(ctx context.Context, ev *testEvent) error {
+			tx, err := messaging.Tx(ctx)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ($1, $2)`, "test.writer", ev.N)
 			return err
+		}); err != nil {
+			t.Fatal(err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ($1, $2)`, "test.writer", ev.N)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	e.start()
-	e.publish(testEvent{N: 7}, testEvent{N: 8})
+		e.start()
+		e.publish(testEvent{N: 7}, testEvent{N: 8})
 
-	eventually(t, "both rows are committed", func() bool {
-		return e.count(`SELECT count(*) FROM public.scratch WHERE handler = 'test.writer'`) == 2
+		eventually(t, "both rows are committed", func() bool {
+			return e.count(`SELECT count(*) FROM public.scratch WHERE handler = 'test.writer'`) == 2
+		})
+		if n := e.count(`SELECT count(*) FROM public.scratch WHERE n IN (7, 8)`); n != 2 {
+			t.Errorf("rows for events 7 and 8 = %d, want 2", n)
+		}
 	})
-	if n := e.count(`SELECT count(*) FROM public.scratch WHERE n IN (7, 8)`); n != 2 {
-		t.Errorf("rows for events 7 and 8 = %d, want 2", n)
-	}
 }
 
 func TestOutsideAHandler(t *testing.T) {
@@ -249,38 +276,39 @@ func TestOutsideAHandler(t *testing.T) {
 }
 
 func TestFailedAttemptIsRolledBackToItsSavepoint(t *testing.T) {
-	e := newEnv(t)
-	var attempts recorder
-	if err := onEvent(e.bus, "test.flaky", func(ctx context.Context, ev *testEvent) error {
-		tx, err := messaging.Tx(ctx)
-		if err != nil {
-			return err
+	onBothBackbones(t, func(t *testing.T, e *env) {
+		var attempts recorder
+		if err := onEvent(e.bus, "test.flaky", func(ctx context.Context, ev *testEvent) error {
+			tx, err := messaging.Tx(ctx)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ('test.flaky', $1)`, ev.N); err != nil {
+				return err
+			}
+			if attempts.run() == 1 {
+				return errors.New("first attempt fails after writing")
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ('test.flaky', $1)`, ev.N); err != nil {
-			return err
-		}
-		if attempts.run() == 1 {
-			return errors.New("first attempt fails after writing")
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	e.start()
-	e.publish(testEvent{N: 1})
+		e.start()
+		e.publish(testEvent{N: 1})
 
-	eventually(t, "the second attempt commits", func() bool {
-		return e.count(`SELECT count(*) FROM public.scratch`) > 0
+		eventually(t, "the second attempt commits", func() bool {
+			return e.count(`SELECT count(*) FROM public.scratch`) > 0
+		})
+		if n := e.count(`SELECT count(*) FROM public.scratch`); n != 1 {
+			t.Errorf("rows = %d, want 1: the failed attempt's write must not survive", n)
+		}
+		attempts.mu.Lock()
+		runs := attempts.runs
+		attempts.mu.Unlock()
+		if runs != 2 {
+			t.Errorf("attempts = %d, want 2", runs)
+		}
 	})
-	if n := e.count(`SELECT count(*) FROM public.scratch`); n != 1 {
-		t.Errorf("rows = %d, want 1: the failed attempt's write must not survive", n)
-	}
-	attempts.mu.Lock()
-	runs := attempts.runs
-	attempts.mu.Unlock()
-	if runs != 2 {
-		t.Errorf("attempts = %d, want 2", runs)
-	}
 }
 
 // A subscriber transaction whose connection dies (PostgreSQL restarted)
@@ -317,67 +345,69 @@ func TestMessageOfADeadSubscriberTransactionIsReadAgain(t *testing.T) {
 }
 
 func TestCommandBus(t *testing.T) {
-	e := newEnv(t)
-	var got recorder
-	if err := messaging.OnCommand(e.bus, "test.doer", func(ctx context.Context, c *testCommand) error {
-		got.add(c.N, messaging.MessageID(ctx))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	e.start()
-	ctx := t.Context()
-	if err := postgres.InTx(ctx, e.db, func(tx *sqlx.Tx) error {
-		return e.outbox.Send(ctx, tx, testCommand{N: 42})
-	}); err != nil {
-		t.Fatalf("Send: %v", err)
-	}
-	if n := e.count(`SELECT count(*) FROM public."watermill_test.commands"`); n != 1 {
-		t.Errorf("rows on the command topic = %d, want 1", n)
-	}
-	eventually(t, "the command arrives", func() bool { return got.len() > 0 })
-	ns, msgIDs := got.seen()
-	if !slices.Equal(ns, []int{42}) || !strings.HasPrefix(msgIDs[0], "evt_") {
-		t.Errorf("received %v with ids %v", ns, msgIDs)
-	}
-}
-
-func TestEveryConsumerGroupGetsEveryEventOnce(t *testing.T) {
-	e := newEnv(t)
-	var a, b recorder
-	for name, rec := range map[string]*recorder{"test.group-a": &a, "test.group-b": &b} {
-		if err := onEvent(e.bus, name, func(ctx context.Context, ev *testEvent) error {
-			rec.add(ev.N, messaging.MessageID(ctx))
+	onBothBackbones(t, func(t *testing.T, e *env) {
+		var got recorder
+		if err := messaging.OnCommand(e.bus, "test.doer", func(ctx context.Context, c *testCommand) error {
+			got.add(c.N, messaging.MessageID(ctx))
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	e.start()
-	e.publish(testEvent{N: 1}, testEvent{N: 2}, testEvent{N: 3})
-	e.publish(testEvent{N: 4})
-
-	eventually(t, "both groups receive all four", func() bool { return a.len() >= 4 && b.len() >= 4 })
-	never(t, "a group receives more than four", 300*time.Millisecond, func() bool { return a.len() > 4 || b.len() > 4 })
-
-	for name, rec := range map[string]*recorder{"a": &a, "b": &b} {
-		ns, msgIDs := rec.seen()
-		slices.Sort(ns)
-		if !slices.Equal(ns, []int{1, 2, 3, 4}) {
-			t.Errorf("group %s received %v, want each of 1..4 once", name, ns)
+		e.start()
+		ctx := t.Context()
+		if err := postgres.InTx(ctx, e.db, func(tx *sqlx.Tx) error {
+			return e.outbox.Send(ctx, tx, testCommand{N: 42})
+		}); err != nil {
+			t.Fatalf("Send: %v", err)
 		}
-		slices.Sort(msgIDs)
-		if len(slices.Compact(msgIDs)) != 4 {
-			t.Errorf("group %s saw message ids %v, want 4 distinct", name, msgIDs)
+		if n := e.count(`SELECT count(*) FROM public."watermill_test.commands"`); n != 1 {
+			t.Errorf("rows on the command topic = %d, want 1", n)
 		}
-	}
-	_, idsA := a.seen()
-	_, idsB := b.seen()
-	slices.Sort(idsA)
-	slices.Sort(idsB)
-	if !slices.Equal(idsA, idsB) {
-		t.Errorf("the groups saw different messages: %v vs %v", idsA, idsB)
-	}
+		eventually(t, "the command arrives", func() bool { return got.len() > 0 })
+		ns, msgIDs := got.seen()
+		if !slices.Equal(ns, []int{42}) || !strings.HasPrefix(msgIDs[0], "evt_") {
+			t.Errorf("received %v with ids %v", ns, msgIDs)
+		}
+	})
+}
+
+func TestEveryConsumerGroupGetsEveryEventOnce(t *testing.T) {
+	onBothBackbones(t, func(t *testing.T, e *env) {
+		var a, b recorder
+		for name, rec := range map[string]*recorder{"test.group-a": &a, "test.group-b": &b} {
+			if err := onEvent(e.bus, name, func(ctx context.Context, ev *testEvent) error {
+				rec.add(ev.N, messaging.MessageID(ctx))
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.start()
+		e.publish(testEvent{N: 1}, testEvent{N: 2}, testEvent{N: 3})
+		e.publish(testEvent{N: 4})
+
+		eventually(t, "both groups receive all four", func() bool { return a.len() >= 4 && b.len() >= 4 })
+		never(t, "a group receives more than four", 300*time.Millisecond, func() bool { return a.len() > 4 || b.len() > 4 })
+
+		for name, rec := range map[string]*recorder{"a": &a, "b": &b} {
+			ns, msgIDs := rec.seen()
+			slices.Sort(ns)
+			if !slices.Equal(ns, []int{1, 2, 3, 4}) {
+				t.Errorf("group %s received %v, want each of 1..4 once", name, ns)
+			}
+			slices.Sort(msgIDs)
+			if len(slices.Compact(msgIDs)) != 4 {
+				t.Errorf("group %s saw message ids %v, want 4 distinct", name, msgIDs)
+			}
+		}
+		_, idsA := a.seen()
+		_, idsB := b.seen()
+		slices.Sort(idsA)
+		slices.Sort(idsB)
+		if !slices.Equal(idsA, idsB) {
+			t.Errorf("the groups saw different messages: %v vs %v", idsA, idsB)
+		}
+	})
 }
 
 func TestBusConfigValidate(t *testing.T) {

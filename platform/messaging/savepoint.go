@@ -33,7 +33,7 @@ type attemptKey struct{}
 // savepointPerAttempt gives each handler try its attempt.
 func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
-		tx, ok := watermillsql.TxFromContext(msg.Context())
+		tx, ok := subscriberTxFrom(msg.Context())
 		if !ok {
 			return h(msg)
 		}

@@ -117,77 +117,78 @@ func TestEachAggregatesEventsArriveInOrder(t *testing.T) {
 // A message that fails every try is set aside with its error, the stream
 // goes on past it, and RetryDeadLetter gives it back to its group alone.
 func TestPoisonMessageIsSetAsideAndCanBeRetried(t *testing.T) {
-	e := newEnv(t)
-	ctx := t.Context()
-	var (
-		mu     sync.Mutex
-		broken = true
-		tries  int
-	)
-	var fragile, healthy recorder
-	if err := onEvent(e.bus, "test.fragile", func(ctx context.Context, ev *testEvent) error {
+	onBothBackbones(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		var (
+			mu     sync.Mutex
+			broken = true
+			tries  int
+		)
+		var fragile, healthy recorder
+		if err := onEvent(e.bus, "test.fragile", func(ctx context.Context, ev *testEvent) error {
+			mu.Lock()
+			fail := ev.N == 2 && broken
+			if ev.N == 2 {
+				tries++
+			}
+			mu.Unlock()
+			if fail {
+				return errors.New("cannot take event 2")
+			}
+			fragile.add(ev.N, messaging.MessageID(ctx))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := onEvent(e.bus, "test.healthy", func(ctx context.Context, ev *testEvent) error {
+			healthy.add(ev.N, messaging.MessageID(ctx))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		e.start()
+		e.publish(testEvent{N: 1})
+		e.publish(testEvent{N: 2})
+		e.publish(testEvent{N: 3})
+
+		eventually(t, "the stream goes on past the poison message", func() bool { return fragile.len() == 2 && healthy.len() == 3 })
+		if ns, _ := fragile.seen(); fmt.Sprint(ns) != "[1 3]" {
+			t.Errorf("the fragile group handled %v, want [1 3]", ns)
+		}
 		mu.Lock()
-		fail := ev.N == 2 && broken
-		if ev.N == 2 {
-			tries++
+		if tries != 6 { // the first try and five retries
+			t.Errorf("event 2 was tried %d times, want 6", tries)
 		}
+		broken = false
 		mu.Unlock()
-		if fail {
-			return errors.New("cannot take event 2")
+		// The dead letter commits with the batch that set it aside.
+		var waiting []messaging.DeadLetter
+		eventually(t, "the dead letter is committed", func() bool {
+			var err error
+			waiting, err = messaging.DeadLetters(ctx, e.db, true, 10)
+			return err == nil && len(waiting) > 0
+		})
+		if len(waiting) != 1 || waiting[0].ConsumerGroup != "test.fragile" || waiting[0].Name != "test.happened" ||
+			waiting[0].Stream != "test.stream" || waiting[0].Error != "cannot take event 2" {
+			t.Fatalf("dead letters = %+v, want event 2 of test.fragile with its error", waiting)
 		}
-		fragile.add(ev.N, messaging.MessageID(ctx))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := onEvent(e.bus, "test.healthy", func(ctx context.Context, ev *testEvent) error {
-		healthy.add(ev.N, messaging.MessageID(ctx))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	e.start()
-	e.publish(testEvent{N: 1})
-	e.publish(testEvent{N: 2})
-	e.publish(testEvent{N: 3})
 
-	eventually(t, "the stream goes on past the poison message", func() bool { return fragile.len() == 2 && healthy.len() == 3 })
-	if ns, _ := fragile.seen(); fmt.Sprint(ns) != "[1 3]" {
-		t.Errorf("the fragile group handled %v, want [1 3]", ns)
-	}
-	mu.Lock()
-	if tries != 6 { // the first try and five retries
-		t.Errorf("event 2 was tried %d times, want 6", tries)
-	}
-	broken = false
-	mu.Unlock()
-	// The dead letter commits with the batch that set it aside.
-	var waiting []messaging.DeadLetter
-	eventually(t, "the dead letter is committed", func() bool {
-		var err error
-		waiting, err = messaging.DeadLetters(ctx, e.db, true, 10)
-		return err == nil && len(waiting) > 0
+		if err := messaging.RetryDeadLetter(ctx, e.db, waiting[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := messaging.RetryDeadLetter(ctx, e.db, waiting[0].ID); !errors.Is(err, messaging.ErrNoDeadLetter) {
+			t.Errorf("retrying it twice = %v, want ErrNoDeadLetter", err)
+		}
+		eventually(t, "the retried message reaches its group", func() bool { return fragile.len() == 3 })
+		never(t, "the other group gets the retried message again", 300*time.Millisecond, func() bool { return healthy.len() > 3 })
+		ns, msgIDs := fragile.seen()
+		if ns[2] != 2 || msgIDs[2] != waiting[0].MessageUUID {
+			t.Errorf("retried: n %d id %s, want 2 with the dead letter's id %s", ns[2], msgIDs[2], waiting[0].MessageUUID)
+		}
+		if left, _ := messaging.DeadLetters(ctx, e.db, true, 10); len(left) != 0 {
+			t.Errorf("dead letters waiting after the retry: %+v", left)
+		}
 	})
-	if len(waiting) != 1 || waiting[0].ConsumerGroup != "test.fragile" || waiting[0].Name != "test.happened" ||
-		waiting[0].Stream != "test.stream" || waiting[0].Error != "cannot take event 2" {
-		t.Fatalf("dead letters = %+v, want event 2 of test.fragile with its error", waiting)
-	}
-
-	if err := messaging.RetryDeadLetter(ctx, e.db, waiting[0].ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := messaging.RetryDeadLetter(ctx, e.db, waiting[0].ID); !errors.Is(err, messaging.ErrNoDeadLetter) {
-		t.Errorf("retrying it twice = %v, want ErrNoDeadLetter", err)
-	}
-	eventually(t, "the retried message reaches its group", func() bool { return fragile.len() == 3 })
-	never(t, "the other group gets the retried message again", 300*time.Millisecond, func() bool { return healthy.len() > 3 })
-	ns, msgIDs := fragile.seen()
-	if ns[2] != 2 || msgIDs[2] != waiting[0].MessageUUID {
-		t.Errorf("retried: n %d id %s, want 2 with the dead letter's id %s", ns[2], msgIDs[2], waiting[0].MessageUUID)
-	}
-	if left, _ := messaging.DeadLetters(ctx, e.db, true, 10); len(left) != 0 {
-		t.Errorf("dead letters waiting after the retry: %+v", left)
-	}
 }
 
 // A batch whose middle message fails once: the messages before it keep

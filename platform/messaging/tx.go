@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/jmoiron/sqlx"
 	"github.com/jmoiron/sqlx/reflectx"
@@ -19,7 +18,7 @@ var mapper = reflectx.NewMapperFunc("db", sqlx.NameMapper)
 // savepoint is opened first (see attempt). Queries must use $n placeholders
 // (sqlx cannot rebind on a borrowed transaction).
 func Tx(ctx context.Context) (*sqlx.Tx, error) {
-	tx, ok := watermillsql.TxFromContext(ctx)
+	tx, ok := subscriberTxFrom(ctx)
 	if !ok {
 		return nil, errors.New("messaging: no subscriber transaction in context")
 	}

@@ -43,10 +43,24 @@ func readiness(t *testing.T, env *apptest.Env) (int, map[string]string) {
 	return res.Status, body
 }
 
+// listedChannels reads the channel list, a read model built from events.
+func listedChannels(t *testing.T, env *apptest.Env, key string) int {
+	t.Helper()
+	res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipping-channels", Key: key})
+	var page struct {
+		Data []any `json:"data"`
+	}
+	if err := json.Unmarshal(res.Body, &page); err != nil || res.Status != http.StatusOK {
+		t.Fatalf("GET /v1/shipping-channels: %d %s", res.Status, res.Body)
+	}
+	return len(page.Data)
+}
+
 // With EVENT_BROKER_URL, what the API writes reaches the broker's stream of
-// its module; with the broker down the API still writes, /readyz says why,
-// and the events written meanwhile arrive once it is back.
-func TestEventsReachTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
+// its module, and the read models are built from there: with the broker
+// down the API still writes, /readyz says why, the list waits, and the
+// events written meanwhile arrive, and reach the list, once it is back.
+func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	ns := natstest.Start(t)
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.EventBrokerURL = ns.URL }))
 	key := env.NewKey("acme")
@@ -60,6 +74,7 @@ func TestEventsReachTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	if status, body := readiness(t, env); status != http.StatusOK || body["event_broker"] != "ok" {
 		t.Fatalf("/readyz with the broker up: %d %v", status, body)
 	}
+	apptest.Eventually(t, 10*time.Second, "the channel listed", func() bool { return listedChannels(t, env, key) == 1 })
 
 	ns.Stop()
 	apptest.Eventually(t, 10*time.Second, "/readyz saying the broker is unreachable", func() bool {
@@ -67,6 +82,10 @@ func TestEventsReachTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 		return status == http.StatusOK && strings.Contains(body["event_broker"], "unreachable")
 	})
 	second := env.SandboxChannel(key, "Second", nil) // 201: the event waits in the outbox
+	time.Sleep(500 * time.Millisecond)
+	if n := listedChannels(t, env, key); n != 1 {
+		t.Fatalf("%d channels listed with the broker down: the list did not come from the broker", n)
+	}
 
 	ns.Restart()
 	apptest.Eventually(t, 30*time.Second, "the waiting event on the broker", func() bool {
@@ -80,4 +99,7 @@ func TestEventsReachTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	if status, body := readiness(t, env); status != http.StatusOK || body["event_broker"] != "ok" {
 		t.Fatalf("/readyz with the broker back: %d %v", status, body)
 	}
+	back := time.Now()
+	apptest.Eventually(t, 30*time.Second, "both channels listed", func() bool { return listedChannels(t, env, key) == 2 })
+	t.Logf("the list caught up %s after the broker's events were all there", time.Since(back).Round(time.Millisecond))
 }

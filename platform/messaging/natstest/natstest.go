@@ -44,18 +44,32 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Stop(); s.log.Close() })
+	t.Cleanup(func() { s.Kill(); s.log.Close() })
 	s.Restart()
 	return s
 }
 
-// Stop stops the server; its JetStream store stays for Restart.
-func (s *Server) Stop() {
+// Stop shuts the server down as an operator does (SIGINT: it flushes its
+// state first); its JetStream store stays for Restart.
+func (s *Server) Stop() { s.end(os.Interrupt) }
+
+// Kill crashes the server (SIGKILL): what it had not flushed, a consumer's
+// latest acknowledgements among it, is lost; its store stays for Restart.
+func (s *Server) Kill() { s.end(os.Kill) }
+
+func (s *Server) end(sig os.Signal) {
 	if s.cmd == nil {
 		return
 	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	_ = s.cmd.Process.Signal(sig)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
 	s.cmd = nil
 }
 

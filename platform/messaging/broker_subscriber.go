@@ -1,0 +1,115 @@
+package messaging
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+	"time"
+
+	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
+	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+)
+
+// brokerSubscriber reads a module stream from the broker for one consumer
+// group (ADR 0032): a durable JetStream consumer named after the group,
+// shared by the group's subscribers in every instance (a queue group), with
+// one message unacknowledged at a time, so the group sees the stream in its
+// order whichever instance handles each message.
+func (b *Bus) brokerSubscriber(consumerGroup, stream string) (message.Subscriber, error) {
+	durable := strings.NewReplacer(".", "_", "-", "_").Replace(consumerGroup)
+	return wmnats.NewSubscriberWithNatsConn(b.config.Broker.conn, wmnats.SubscriberSubscriptionConfig{
+		Unmarshaler:      &wmnats.NATSMarshaler{},
+		SubscribersCount: 1,
+		AckWaitTimeout:   brokerAckWait,
+		CloseTimeout:     10 * time.Second,
+		SubscribeTimeout: 30 * time.Second,
+		SubjectCalculator: func(_, topic string) *wmnats.SubjectDetail {
+			return &wmnats.SubjectDetail{Primary: BrokerSubject(topic), QueueGroup: durable}
+		},
+		NakDelay: wmnats.NewStaticDelay(100 * time.Millisecond),
+		JetStream: wmnats.JetStreamConfig{
+			DurableCalculator: func(string, string) string { return durable },
+			SubscribeOptions: []nats.SubOpt{
+				nats.BindStream(BrokerStream(stream)), nats.DeliverAll(), nats.AckExplicit(),
+				nats.MaxAckPending(1), nats.AckWait(brokerAckWait),
+			},
+		},
+	}, b.logger)
+}
+
+// brokerAckWait is how long JetStream waits for a message's
+// acknowledgement before it delivers the message again. A crash of the
+// server can lose a consumer's latest acknowledgement; the message is then
+// delivered again after this wait, and, one message being unacknowledged
+// at a time, its group waits that long (28 s at the PostgreSQL subscribers'
+// 30 s deadline, measured after a kill -9 of nats-server). It must outlast
+// a handler's transaction, which takes milliseconds.
+const brokerAckWait = 10 * time.Second
+
+// brokerTransactions gives each message read from the broker a transaction
+// of its own, the one watermill-sql gives a batch read from PostgreSQL:
+// handlers write in it (Tx), read models add to its batch, and it commits,
+// batch written, before the message is acknowledged to the broker. A
+// failed commit nacks the message, which comes again; its group then goes
+// one by one, as on PostgreSQL.
+type brokerTransactions struct {
+	db    *sql.DB
+	slots chan struct{}
+	mu    sync.Mutex
+	state map[string]*groupState // by consumer group
+}
+
+func (t *brokerTransactions) middleware(h message.HandlerFunc) message.HandlerFunc {
+	return func(msg *message.Message) ([]*message.Message, error) {
+		ctx := msg.Context()
+		group := message.HandlerNameFromCtx(ctx)
+		begin := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(t.db), key: "consumer:broker/" + group,
+			slots: t.slots, state: t.groupState(group)}
+		tx, err := begin.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+		if err != nil {
+			return nil, err
+		}
+		msg.SetContext(withSubscriberTx(ctx, tx))
+		defer msg.SetContext(ctx)
+		out, err := h(msg)
+		if err != nil {
+			_ = tx.Rollback()
+			return nil, err
+		}
+		if err := tx.Commit(); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+func (t *brokerTransactions) groupState(group string) *groupState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.state[group]
+	if !ok {
+		s = &groupState{flushTimeout: 30 * time.Second}
+		t.state[group] = s
+	}
+	return s
+}
+
+// awaitBrokerStreams makes the broker's streams the bus reads, trying again
+// while the broker cannot be reached, until ctx ends.
+func (b *Bus) awaitBrokerStreams(ctx context.Context) error {
+	for {
+		err := b.config.Broker.EnsureStreams(b.streams)
+		if err == nil {
+			return nil
+		}
+		b.logger.Error("the event broker's streams cannot be made yet; the handlers wait for it", err, nil)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
