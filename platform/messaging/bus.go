@@ -104,8 +104,12 @@ type Bus struct {
 	router  *message.Router
 	events  *cqrs.EventGroupProcessor
 	command *cqrs.CommandProcessor
-	streams []string // every stream a handler reads
+	streams []string     // every stream a handler reads
+	groups  []groupOfBus // every consumer group, with its stream
 }
+
+// groupOfBus is a consumer group of the bus and the stream it reads.
+type groupOfBus struct{ name, stream string }
 
 // NewBus builds a Bus; add handlers, then Run it.
 func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
@@ -265,6 +269,7 @@ func (b *Bus) AddGroup(name string, handlers ...cqrs.GroupEventHandler) error {
 		return err
 	}
 	b.streams = appendNew(b.streams, stream)
+	b.groups = append(b.groups, groupOfBus{name, stream})
 	return b.events.AddHandlersGroup(name, handlers...)
 }
 
@@ -279,6 +284,7 @@ func OnCommand[T any, PT interface {
 		return err
 	}
 	b.streams = appendNew(b.streams, stream)
+	b.groups = append(b.groups, groupOfBus{handlerName, stream})
 	_, err = b.command.AddHandler(cqrs.NewCommandHandler(handlerName, func(ctx context.Context, c *T) error {
 		return handle(ctx, PT(c))
 	}))

@@ -112,3 +112,43 @@ func TestEventsWaitInTheOutboxWhileTheBrokerIsDown(t *testing.T) {
 		}
 	}
 }
+
+// A consumer group's lag on the broker counts what it has not acknowledged
+// yet, the message in hand included, and comes back to nothing.
+func TestBrokerLagCountsWhatAGroupHasNotHandled(t *testing.T) {
+	e := newBrokerEnv(t)
+	release := make(chan struct{})
+	var got recorder
+	if err := onEvent(e.bus, "test.slow", func(ctx context.Context, ev *testEvent) error {
+		<-release
+		got.add(ev.N, messaging.MessageID(ctx))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	for i := range 3 {
+		e.publish(testEvent{N: i})
+	}
+	lagOf := func() messaging.ConsumerLag {
+		lags, err := e.bus.BrokerLag(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range lags {
+			if l.Group == "test.slow" {
+				return l
+			}
+		}
+		return messaging.ConsumerLag{}
+	}
+	eventually(t, "three events waiting for the group", func() bool { return lagOf().Messages == 3 })
+	if l := lagOf(); l.Stream != "test.stream" || l.Seconds <= 0 {
+		t.Errorf("lag %+v, want test.stream with the oldest event's age", l)
+	}
+	close(release)
+	eventually(t, "the group caught up", func() bool { return got.len() == 3 && lagOf().Messages == 0 })
+	if l := lagOf(); l.Seconds != 0 {
+		t.Errorf("no lag left, yet the oldest waiting event is %.3f s old", l.Seconds)
+	}
+}

@@ -23,8 +23,17 @@ type EventHandlerLag struct {
 	seconds  *prometheus.Desc
 	dead     *prometheus.Desc
 
-	mu    sync.Mutex
-	query string // one UNION ALL over every topic, built on first use
+	mu      sync.Mutex
+	query   string // one UNION ALL over every topic, built on first use
+	sources []func(context.Context) ([]HandlerLag, error)
+}
+
+// AlsoFrom adds the lag of consumer groups that read elsewhere than
+// PostgreSQL (the event broker's, ADR 0032), reported under the same names.
+func (l *EventHandlerLag) AlsoFrom(source func(context.Context) ([]HandlerLag, error)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sources = append(l.sources, source)
 }
 
 // NewEventHandlerLag registers the lag metrics on reg.
@@ -89,11 +98,26 @@ type HandlerLag struct {
 
 func (l *EventHandlerLag) measure(ctx context.Context) ([]HandlerLag, error) {
 	query, err := l.lagQuery(ctx)
-	if err != nil || query == "" {
+	if err != nil {
 		return nil, err
 	}
 	var rows []HandlerLag
-	return rows, l.db.SelectContext(ctx, &rows, query)
+	if query != "" {
+		if err := l.db.SelectContext(ctx, &rows, query); err != nil {
+			return nil, err
+		}
+	}
+	l.mu.Lock()
+	sources := l.sources
+	l.mu.Unlock()
+	for _, source := range sources {
+		more, err := source(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, more...)
+	}
+	return rows, nil
 }
 
 // lagQuery lists the topics that have consumer groups once; topics are made

@@ -82,7 +82,15 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 			queues.Add(w.Name(), q.QueueDepth)
 		}
 	}
-	metrics.NewEventHandlerLag(reg, db)
+	lag := metrics.NewEventHandlerLag(reg, db)
+	lag.AlsoFrom(func(ctx context.Context) ([]metrics.HandlerLag, error) {
+		groups, err := bus.BrokerLag(ctx)
+		out := make([]metrics.HandlerLag, len(groups))
+		for i, g := range groups {
+			out[i] = metrics.HandlerLag{Group: g.Group, Topic: g.Stream, Messages: g.Messages, Seconds: g.Seconds}
+		}
+		return out, err
+	})
 	requests := metrics.NewHTTPRequests(reg)
 	a.handler = httpapi.WithRequestID(httpapi.WithAccessLog(logger, requests.Observe)(httpapi.WithRecovery(httpapi.WithBodyLimit(router))))
 	return a, nil

@@ -102,4 +102,14 @@ func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	back := time.Now()
 	apptest.Eventually(t, 30*time.Second, "both channels listed", func() bool { return listedChannels(t, env, key) == 2 })
 	t.Logf("the list caught up %s after the broker's events were all there", time.Since(back).Round(time.Millisecond))
+	// /metrics reports the groups' lag on the broker as on PostgreSQL.
+	metrics := string(env.Do(apptest.Request{Method: http.MethodGet, Path: "/metrics"}).Body)
+	for _, want := range []string{
+		`shipd_event_handler_lag_messages{consumer_group="channels.channel_list",topic="channels"} 0`,
+		`shipd_event_handler_lag_messages{consumer_group="broker.forwarder",topic="channels"} 0`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
