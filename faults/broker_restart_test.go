@@ -135,3 +135,31 @@ func readyz(t *testing.T, in *instance) (int, map[string]string) {
 	_ = json.NewDecoder(res.Body).Decode(&body)
 	return res.StatusCode, body
 }
+
+// shipd started while NATS is down serves at once: writes are acknowledged,
+// /readyz says the broker is away, and once NATS comes up the handlers
+// subscribe and every write reaches the list and the webhook receiver.
+func TestShipdStartsWhileTheEventBrokerIsDown(t *testing.T) {
+	dsn, db := newDatabase(t, "faults_broker_start")
+	rc := newReceiver(t)
+	ns := natstest.Start(t)
+	ns.Stop()
+	acc := newAccount(t, dsn, "brokerstart", 1_000_000)
+	in := startInstance(t, "shipd", dsn, "EVENT_BROKER_URL="+ns.URL)
+	c := in.client(acc)
+	if status, body := readyz(t, in); status != http.StatusOK || !strings.Contains(body["event_broker"], "unreachable") {
+		t.Fatalf("/readyz with the broker down: %d %v", status, body)
+	}
+	subscribe(t, c, rc, "/start", loadEvents)
+	channel, spares := loadChannels(t, c, "Start")
+	load := startWriteLoad([]client{c}, channel, "NBS", spares)
+	load.awaitAcknowledged(t, 100, "writes acknowledged with the broker down")
+	ns.Restart()
+	time.Sleep(time.Second)
+	load.halt()
+	if answers := load.allAnswers(); countOK(answers) != len(answers) {
+		t.Errorf("writes must not depend on the broker: %s", outcomes(answers))
+	}
+	f := afterFault{c: c, db: db, acc: acc, load: load, rc: rc, path: "/start", within: 60 * time.Second}.nothingLost(t)
+	t.Logf("shipd started with the broker down: %s", f)
+}

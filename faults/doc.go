@@ -8,8 +8,8 @@
 //   - two shipd instances on one database under load (two_instances_test.go);
 //   - a webhook receiver down for the whole retry schedule, walked through on
 //     a test clock (retry_schedule_test.go);
-//   - the event broker (NATS JetStream, a real nats-server) stopped and started
-//     again under load (broker_restart_test.go).
+//   - the event broker (NATS JetStream, a real nats-server) killed and started
+//     again under load, and down while shipd starts (broker_restart_test.go).
 //
 // After each fault: every write answered 2xx is stored, every event published
 // for it reached the list read model and the webhook receiver, and nothing is
