@@ -31,7 +31,7 @@ func main() {
 	flag.BoolVar(&nonDurable, "non-durable", true, "also measure the writes with fsync, synchronous_commit and full_page_writes off (only on the bench's own cluster)")
 	flag.IntVar(&lagRate, "lag-rate", lagRate, "writes/s offered while the shipd process's read-model lag is sampled")
 	flag.DurationVar(&lagDuration, "lag-duration", lagDuration, "how long those writes are offered")
-	flag.StringVar(&only, "only", "", "comma-separated parts to run (list, writes, tracking, webhooks, process); empty runs all")
+	flag.StringVar(&only, "only", "", "comma-separated parts to run (process, broker, list, writes, tracking, webhooks); empty runs all")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -83,6 +83,12 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 		logf("process: starting, the only instance on the database")
 		if err := benchProcess(ctx, dsn, duration, &body); err != nil {
 			return fmt.Errorf("process: %w", err)
+		}
+	}
+	if wants("broker") {
+		logf("broker: starting, on a database of its own")
+		if err := benchBroker(ctx, dsn, &body); err != nil {
+			return fmt.Errorf("broker: %w", err)
 		}
 	}
 	env, err := startService(ctx, dsn, nil)

@@ -24,52 +24,17 @@ import (
 // with the sandbox carrier and label rendering included) with list reads,
 // while the read-model lag of the writes is sampled.
 func benchProcess(ctx context.Context, dsn string, d time.Duration, report *strings.Builder) error {
-	dir, err := os.MkdirTemp("", "shipd-bench-bin-")
+	bin, cleanup, err := buildShipd(ctx)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "shipd")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/shipd").CombinedOutput(); err != nil {
-		return fmt.Errorf("building shipd: %v\n%s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	defer cleanup()
+	s, cmd, stop, err := startProcess(ctx, bin, dsn)
 	if err != nil {
 		return err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.CommandContext(ctx, bin, "serve")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "HTTP_ADDR="+addr, "SECRET_KEY="+benchSecretKey, "LOG_LEVEL=error")
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
-
-	// serve migrates the database before it listens.
-	if err := awaitHealthy(ctx, "http://"+addr+"/healthz"); err != nil {
-		return err
-	}
-	db, err := postgres.Open(ctx, dsn, postgres.Pool{})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	limit := 1_000_000_000
-	_, key, err := auth.NewStore(db, clock.Real{}).CreateKey(ctx, auth.NewKeyRequest{
-		AccountName: "bench-process", Plan: auth.PlanEnterprise, RateLimit: &limit})
-	if err != nil {
-		return err
-	}
-	s := &service{url: "http://" + addr, db: db, key: key, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}}
-	ch, err := s.call(http.MethodPost, "/v1/shipping-channels", `{"name":"bench process","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b"}}`)
-	if err != nil {
-		return err
-	}
-	s.channel = ch["data"].(map[string]any)["id"].(string)
-	if _, err := s.call(http.MethodPost, "/v1/shipping-channels/"+s.channel+"/validate", ""); err != nil {
-		return err
-	}
+	defer stop()
+	defer s.db.Close()
 	pid := cmd.Process.Pid
 	time.Sleep(10 * time.Second) // let start-up garbage be collected
 	idle, err := rssMiB(pid)
@@ -168,6 +133,66 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 	fmt.Fprintf(report, "| the same lag's p99 in each quarter of the %s, in order (flat or growing) | %s, %s, %s, %s |\n\n",
 		lagDuration, ms(quarters[0]), ms(quarters[1]), ms(quarters[2]), ms(quarters[3]))
 	return nil
+}
+
+// buildShipd builds the shipd binary into a temporary directory, removed
+// by cleanup.
+func buildShipd(ctx context.Context) (bin string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "shipd-bench-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	bin = filepath.Join(dir, "shipd")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/shipd").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("building shipd: %v\n%s", err, out)
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+// startProcess runs `shipd serve` on dsn with the default configuration
+// and env added, and returns a client of it with an enterprise key and a
+// validated sandbox channel; stop ends the process.
+func startProcess(ctx context.Context, bin, dsn string, env ...string) (*service, *exec.Cmd, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.CommandContext(ctx, bin, "serve")
+	cmd.Env = append(append(os.Environ(), "DATABASE_URL="+dsn, "HTTP_ADDR="+addr, "SECRET_KEY="+benchSecretKey, "LOG_LEVEL=error"), env...)
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
+	fail := func(err error) (*service, *exec.Cmd, func(), error) { stop(); return nil, nil, nil, err }
+	// serve migrates the database before it listens.
+	if err := awaitHealthy(ctx, "http://"+addr+"/healthz"); err != nil {
+		return fail(err)
+	}
+	db, err := postgres.Open(ctx, dsn, postgres.Pool{})
+	if err != nil {
+		return fail(err)
+	}
+	limit := 1_000_000_000
+	_, key, err := auth.NewStore(db, clock.Real{}).CreateKey(ctx, auth.NewKeyRequest{
+		AccountName: "bench-process", Plan: auth.PlanEnterprise, RateLimit: &limit})
+	if err != nil {
+		db.Close()
+		return fail(err)
+	}
+	s := &service{url: "http://" + addr, db: db, key: key, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}}
+	ch, err := s.call(http.MethodPost, "/v1/shipping-channels", `{"name":"bench process","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b"}}`)
+	if err == nil {
+		s.channel = ch["data"].(map[string]any)["id"].(string)
+		_, err = s.call(http.MethodPost, "/v1/shipping-channels/"+s.channel+"/validate", "")
+	}
+	if err != nil {
+		db.Close()
+		return fail(err)
+	}
+	return s, cmd, stop, nil
 }
 
 // lagRate is the writes/s offered for lagDuration while the process's

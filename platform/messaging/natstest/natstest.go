@@ -1,5 +1,6 @@
-// Package natstest runs a real nats-server with JetStream for a test: on a
-// private loopback port, its store in the test's temporary directory.
+// Package natstest runs a real nats-server with JetStream, for a test (on a
+// private loopback port, its store in the test's temporary directory) or
+// for the bench.
 package natstest
 
 import (
@@ -17,88 +18,113 @@ import (
 
 // Server is one nats-server process of a test.
 type Server struct {
-	URL   string // nats://127.0.0.1:<port>
-	bin   string
-	port  int
-	store string
-	t     testing.TB
-	cmd   *exec.Cmd
-	log   *os.File
+	*Process
+	t testing.TB
 }
 
 // Start starts nats-server (Debian's package; .ci/run installs it) with
 // JetStream on, and stops it when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := serverBinary()
+	p, err := Launch(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	s := &Server{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: bin, port: port, store: filepath.Join(dir, "jetstream"), t: t}
-	s.log, err = os.Create(filepath.Join(dir, "nats-server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Kill(); s.log.Close() })
-	s.Restart()
-	return s
-}
-
-// Stop shuts the server down as an operator does (SIGINT: it flushes its
-// state first); its JetStream store stays for Restart.
-func (s *Server) Stop() { s.end(os.Interrupt) }
-
-// Kill crashes the server (SIGKILL): what it had not flushed, a consumer's
-// latest acknowledgements among it, is lost; its store stays for Restart.
-func (s *Server) Kill() { s.end(os.Kill) }
-
-func (s *Server) end(sig os.Signal) {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Signal(sig)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-done
-	}
-	s.cmd = nil
+	t.Cleanup(func() { p.Kill(); p.log.Close() })
+	return &Server{Process: p, t: t}
 }
 
 // Restart starts the server again on the same port and store.
 func (s *Server) Restart() {
 	s.t.Helper()
-	s.Stop()
-	s.cmd = exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.store)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("starting nats-server: %v", err)
+	if err := s.Process.Restart(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// Process is a nats-server with JetStream, listening on a private loopback
+// port, its store and log in a directory of its own.
+type Process struct {
+	URL   string // nats://127.0.0.1:<port>
+	bin   string
+	port  int
+	store string
+	cmd   *exec.Cmd
+	log   *os.File
+}
+
+// Launch starts nats-server with JetStream, its store and log under dir;
+// Stop or Kill ends it.
+func Launch(dir string) (*Process, error) {
+	bin, err := ServerBinary()
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: bin, port: port, store: filepath.Join(dir, "jetstream")}
+	if p.log, err = os.Create(filepath.Join(dir, "nats-server.log")); err != nil {
+		return nil, err
+	}
+	if err := p.Restart(); err != nil {
+		p.log.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Stop shuts the server down as an operator does (SIGINT: it flushes its
+// state first); its JetStream store stays for Restart.
+func (p *Process) Stop() { p.end(os.Interrupt) }
+
+// Kill crashes the server (SIGKILL): what it had not flushed, a consumer's
+// latest acknowledgements among it, is lost; its store stays for Restart.
+func (p *Process) Kill() { p.end(os.Kill) }
+
+func (p *Process) end(sig os.Signal) {
+	if p.cmd == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(sig)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+	p.cmd = nil
+}
+
+// Restart starts the server again on the same port and store, once it has
+// stopped, and returns when it listens.
+func (p *Process) Restart() error {
+	p.Stop()
+	p.cmd = exec.Command(p.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(p.port), "-js", "-sd", p.store)
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		return fmt.Errorf("starting nats-server: %w", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second)
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p.port), time.Second)
 		if err == nil {
 			c.Close()
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("nats-server did not listen on %d within 10 s (log: %s)", s.port, s.log.Name())
+			return fmt.Errorf("nats-server did not listen on %d within 10 s (log: %s)", p.port, p.log.Name())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// serverBinary finds nats-server: on the PATH, or where Debian's package
+// ServerBinary finds nats-server: on the PATH, or where Debian's package
 // puts it (/usr/sbin, which a user's PATH may lack).
-func serverBinary() (string, error) {
+func ServerBinary() (string, error) {
 	if bin, err := exec.LookPath("nats-server"); err == nil {
 		return bin, nil
 	}
