@@ -80,13 +80,35 @@ func BrokerSubject(stream string) string { return "shipd." + stream }
 // BrokerStream is the name of the JetStream stream that keeps a module
 // stream (JetStream names allow no dots).
 func BrokerStream(stream string) string {
-	return "SHIPD_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(stream))
+	return "SHIPD_" + strings.ToUpper(brokerNames.Replace(stream))
 }
+
+// brokerNames turns a stream or group name into a JetStream name, which
+// allows no dots.
+var brokerNames = strings.NewReplacer(".", "_", "-", "_")
 
 // brokerDuplicateWindow is how long JetStream remembers a message id: a
 // message forwarded again within it (the forwarder crashed between the
 // broker's ack and its own) is stored once.
 const brokerDuplicateWindow = 10 * time.Minute
+
+// AwaitStreams makes the streams (EnsureStreams), trying again every few
+// seconds while the broker cannot be reached; waiting says, once a try,
+// what waits for them. It returns ctx's error if ctx ends first.
+func (b *Broker) AwaitStreams(ctx context.Context, streams []string, logger *slog.Logger, waiting string) error {
+	for {
+		err := b.EnsureStreams(streams)
+		if err == nil {
+			return nil
+		}
+		logger.WarnContext(ctx, "the event broker's streams cannot be made yet; "+waiting, "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
 
 // EnsureStreams makes, or brings up to date, the JetStream stream of each
 // module stream: kept on disk, every message (a rebuild replays them).

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -58,10 +57,11 @@ const brokerAckWait = 10 * time.Second
 // failed commit nacks the message, which comes again; its group then goes
 // one by one, as on PostgreSQL.
 type brokerTransactions struct {
-	db    *sql.DB
-	slots chan struct{}
-	mu    sync.Mutex
-	state map[string]*groupState // by consumer group
+	db           *sql.DB
+	slots        chan struct{}
+	flushTimeout time.Duration // bounds the batch writes at a commit
+	mu           sync.Mutex
+	state        map[string]*groupState // by consumer group
 }
 
 func (t *brokerTransactions) middleware(h message.HandlerFunc) message.HandlerFunc {
@@ -93,27 +93,10 @@ func (t *brokerTransactions) groupState(group string) *groupState {
 	defer t.mu.Unlock()
 	s, ok := t.state[group]
 	if !ok {
-		s = &groupState{flushTimeout: 30 * time.Second}
+		s = &groupState{flushTimeout: t.flushTimeout}
 		t.state[group] = s
 	}
 	return s
-}
-
-// awaitBrokerStreams makes the broker's streams the bus reads, trying again
-// while the broker cannot be reached, until ctx ends.
-func (b *Bus) awaitBrokerStreams(ctx context.Context) error {
-	for {
-		err := b.config.Broker.EnsureStreams(b.streams)
-		if err == nil {
-			return nil
-		}
-		b.logger.Error("the event broker's streams cannot be made yet; the handlers wait for it", err, nil)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Second):
-		}
-	}
 }
 
 // ConsumerLag is what one consumer group has not handled yet of its stream
@@ -155,4 +138,4 @@ func (b *Bus) BrokerLag(ctx context.Context) ([]ConsumerLag, error) {
 }
 
 // durableName is a consumer group's JetStream consumer (names allow no dots).
-func durableName(group string) string { return strings.NewReplacer(".", "_", "-", "_").Replace(group) }
+func durableName(group string) string { return brokerNames.Replace(group) }

@@ -101,10 +101,10 @@ type Bus struct {
 	slots   chan struct{} // open subscriber transactions; nil: unbounded
 	config  BusConfig
 	logger  watermill.LoggerAdapter
+	log     *slog.Logger
 	router  *message.Router
 	events  *cqrs.EventGroupProcessor
 	command *cqrs.CommandProcessor
-	streams []string     // every stream a handler reads
 	groups  []groupOfBus // every consumer group, with its stream
 }
 
@@ -133,7 +133,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	}
 	if config.Broker != nil {
 		// Outside everything: the transaction a message is handled in.
-		router.AddMiddleware((&brokerTransactions{db: db.DB, slots: slots, state: map[string]*groupState{}}).middleware)
+		router.AddMiddleware((&brokerTransactions{db: db.DB, slots: slots, flushTimeout: config.AckDeadline, state: map[string]*groupState{}}).middleware)
 	}
 	router.AddMiddleware(
 		setAsideDeadLetters,
@@ -144,7 +144,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.Metrics != nil {
 		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
 	}
-	b := &Bus{db: db.DB, config: config, logger: wlog, router: router, slots: slots}
+	b := &Bus{db: db.DB, config: config, logger: wlog, log: logger, router: router, slots: slots}
 	b.events, err = cqrs.NewEventGroupProcessorWithConfig(router, cqrs.EventGroupProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.EventGroupProcessorGenerateSubscribeTopicParams) (string, error) {
 			return groupStream(p.EventGroupName, p.EventGroupHandlers)
@@ -268,7 +268,6 @@ func (b *Bus) AddGroup(name string, handlers ...cqrs.GroupEventHandler) error {
 	if err != nil {
 		return err
 	}
-	b.streams = appendNew(b.streams, stream)
 	b.groups = append(b.groups, groupOfBus{name, stream})
 	return b.events.AddHandlersGroup(name, handlers...)
 }
@@ -283,7 +282,6 @@ func OnCommand[T any, PT interface {
 	if err != nil {
 		return err
 	}
-	b.streams = appendNew(b.streams, stream)
 	b.groups = append(b.groups, groupOfBus{handlerName, stream})
 	_, err = b.command.AddHandler(cqrs.NewCommandHandler(handlerName, func(ctx context.Context, c *T) error {
 		return handle(ctx, PT(c))
@@ -296,13 +294,24 @@ func OnCommand[T any, PT interface {
 // subscribers, rather than cancelling them (gracefulSubscriber).
 func (b *Bus) Run(ctx context.Context) error {
 	if b.config.Broker != nil {
-		if err := b.awaitBrokerStreams(ctx); err != nil {
+		var streams []string
+		for _, g := range b.groups {
+			streams = appendNew(streams, g.stream)
+		}
+		if err := b.config.Broker.AwaitStreams(ctx, streams, b.log, "the handlers wait for them"); err != nil {
 			return nil // ended before the broker came
 		}
 	}
+	return runRouter(ctx, b.router)
+}
+
+// runRouter runs router until ctx ends, then closes it rather than
+// cancelling its subscribers: the messages in hand are handled and
+// acknowledged, not cut off.
+func runRouter(ctx context.Context, router *message.Router) error {
 	closed := make(chan error, 1)
-	stop := context.AfterFunc(ctx, func() { closed <- b.router.Close() })
-	err := b.router.Run(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { closed <- router.Close() })
+	err := router.Run(context.WithoutCancel(ctx))
 	if !stop() {
 		err = errors.Join(err, <-closed)
 	}

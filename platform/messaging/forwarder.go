@@ -2,7 +2,6 @@ package messaging
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -48,17 +47,8 @@ func (f *Forwarder) Problem() string { return f.broker.Problem() }
 // Run forwards until ctx ends. The broker's streams are made first, tried
 // again every few seconds while the broker cannot be reached.
 func (f *Forwarder) Run(ctx context.Context) error {
-	for {
-		err := f.broker.EnsureStreams(f.streams)
-		if err == nil {
-			break
-		}
-		f.logger.WarnContext(ctx, "the event broker's streams cannot be made yet; events wait in the outbox", "err", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(5 * time.Second):
-		}
+	if err := f.broker.AwaitStreams(ctx, f.streams, f.logger, "events wait in the outbox"); err != nil {
+		return nil // ended before the broker came
 	}
 	wlog := WatermillLogger(f.logger)
 	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, wlog)
@@ -89,15 +79,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 			return []*message.Message{m.Copy()}, nil
 		})
 	}
-	// Closed as the Bus closes its router: the message in hand is
-	// forwarded and acknowledged, not cut off.
-	closed := make(chan error, 1)
-	stop := context.AfterFunc(ctx, func() { closed <- router.Close() })
-	err = router.Run(context.WithoutCancel(ctx))
-	if !stop() {
-		err = errors.Join(err, <-closed)
-	}
-	if err != nil {
+	if err := runRouter(ctx, router); err != nil {
 		return fmt.Errorf("forwarding to the event broker: %w", err)
 	}
 	return nil
