@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin/shipd
 PKGS    := ./...
-FUZZTIME ?= 5s
+FUZZTIME ?= 200x
 
 .PHONY: run build test browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
@@ -43,7 +43,11 @@ lint-openapi:
 	npx --yes $(REDOCLY_CLI) lint --format=stylish platform/apidoc/openapi.json
 
 ## fuzz: run every fuzz target (`func FuzzXxx`, found by `go test -list`) for
-## FUZZTIME each (default 5s), one at a time: `go test -fuzz` takes one target
+## FUZZTIME each (default 200x: 200 inputs), one at a time. A count, not a
+## duration: Go 1.26's fuzz coordinator can report its own -fuzztime deadline
+## as "context deadline exceeded" when a worker is mid-input at that moment
+## (go.dev/issue/75804, fixed in Go 1.27); every input here is a request to
+## the service, slow enough to meet it. `go test -fuzz` takes one target
 ## per run. Against DATABASE_URL when set, else a throwaway cluster, like test.
 fuzz:
 	@if [ -n "$$DATABASE_URL" ]; then \
