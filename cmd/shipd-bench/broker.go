@@ -1,11 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -56,20 +62,69 @@ func benchBroker(ctx context.Context, dsn string, report *strings.Builder) error
 	var seq atomic.Int64
 	seq.Store(2 << 40) // references of their own
 	logf("broker: %d writes/s for %s through NATS JetStream", lagRate, lagDuration)
-	lag := pacedShipmentWrites(s, lagDuration, &seq)
+	lag, worst := pacedShipmentWritesSampled(ctx, s, lagDuration, &seq)
 	logf("broker: read-model lag: %s; p50 %s, p99 %s", lag.describe(), pct(lag.lags, 50), pct(lag.lags, 99))
 	quarters := lag.quarterP99s()
 	fmt.Fprintf(report, "## The same process with NATS JetStream as the backbone\n\n")
 	fmt.Fprintf(report, "As the read-model lag above, on a database of its own, with `EVENT_BROKER_URL` pointing at a `nats-server`\n"+
 		"(JetStream on disk) started by the bench: the events are forwarded from the outbox to JetStream and the\n"+
-		"consumer groups read them from there, one message in flight per group (ADR 0032).\n\n")
+		"consumer groups read them from there in batches of up to 100 (ADR 0032).\n\n")
 	fmt.Fprintf(report, "| figure | value |\n|---|---|\n")
 	fmt.Fprintf(report, "| paced writes | %s |\n", lag.describe())
 	fmt.Fprintf(report, "| read-model lag: 201 to the list showing it (%d samples) | p50 %s, p99 %s, max %s |\n",
 		len(lag.lags), ms(pct(lag.lags, 50)), ms(pct(lag.lags, 99)), ms(pct(lag.lags, 100)))
-	fmt.Fprintf(report, "| the same lag's p99 in each quarter of the %s, in order (flat or growing) | %s, %s, %s, %s |\n\n",
+	fmt.Fprintf(report, "| the same lag's p99 in each quarter of the %s, in order (flat or growing) | %s, %s, %s, %s |\n",
 		lagDuration, ms(quarters[0]), ms(quarters[1]), ms(quarters[2]), ms(quarters[3]))
+	fmt.Fprintf(report, "| most messages a consumer group was behind, `/metrics` every 5 s during those writes | %s |\n\n", describeGroupLag(worst))
 	return nil
+}
+
+// sampleGroupLag reads shipd_event_handler_lag_messages by consumer group
+// from /metrics every 5 s until ctx ends, and returns the most each group
+// was behind.
+func sampleGroupLag(ctx context.Context, s *service) map[string]float64 {
+	worst := map[string]float64{}
+	for {
+		select {
+		case <-ctx.Done():
+			return worst
+		case <-time.After(5 * time.Second):
+		}
+		status, body, err := s.do(http.MethodGet, "/metrics", "")
+		if err != nil || status != http.StatusOK {
+			continue
+		}
+		now := map[string]float64{}
+		for _, line := range strings.Split(string(body), "\n") {
+			if !strings.HasPrefix(line, "shipd_event_handler_lag_messages{") {
+				continue
+			}
+			_, group, ok := strings.Cut(line, `consumer_group="`)
+			group, _, _ = strings.Cut(group, `"`)
+			v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+			if ok && err == nil {
+				now[group] += v
+				worst[group] = max(worst[group], now[group])
+			}
+		}
+		logf("messages behind by group: %s", describeGroupLag(now))
+	}
+}
+
+// describeGroupLag lists the groups that were behind, most first.
+func describeGroupLag(lag map[string]float64) string {
+	groups := slices.Collect(maps.Keys(lag))
+	slices.SortFunc(groups, func(a, b string) int { return cmp.Compare(lag[b], lag[a]) })
+	var parts []string
+	for _, g := range groups {
+		if lag[g] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f", g, lag[g]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // recreateDatabase drops and creates a database of the bench's cluster.

@@ -110,7 +110,7 @@ func addToBatch(ctx context.Context, key string, newBatch func() Batch, e Event)
 	}
 	stx, ok := wtx.(*subscriberTx)
 	if ok && !stx.state.oneByOne.Load() {
-		stx.batch(key, newBatch).Add(e)
+		stx.batch(key, func() atCommit { return newBatch() }).(Batch).Add(e)
 		return nil
 	}
 	tx, err := Tx(ctx)

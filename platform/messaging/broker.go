@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Broker is the connection to NATS JetStream, the event backbone beside
@@ -17,6 +18,7 @@ import (
 type Broker struct {
 	conn *nats.Conn
 	js   nats.JetStreamContext
+	jsx  jetstream.JetStream // the newer API: pull consumers (brokerReader)
 }
 
 // ConnectBroker connects to the NATS server at url. It returns at once even
@@ -40,7 +42,12 @@ func ConnectBroker(url string, logger *slog.Logger) (*Broker, error) {
 		conn.Close()
 		return nil, fmt.Errorf("the event broker's JetStream: %w", err)
 	}
-	return &Broker{conn: conn, js: js}, nil
+	jsx, err := jetstream.New(conn)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("the event broker's JetStream: %w", err)
+	}
+	return &Broker{conn: conn, js: js, jsx: jsx}, nil
 }
 
 // Problem says why the broker cannot take events now, or "".
@@ -122,16 +129,53 @@ func (b *Broker) EnsureStreams(streams []string) error {
 			Retention:   nats.LimitsPolicy,
 			Duplicates:  brokerDuplicateWindow,
 		}
-		_, err := b.js.StreamInfo(cfg.Name)
-		switch {
-		case errors.Is(err, nats.ErrStreamNotFound):
-			_, err = b.js.AddStream(cfg)
-		case err == nil:
-			_, err = b.js.UpdateStream(cfg)
+		// Twice: another instance may make the stream between a look and an
+		// add, which then fails.
+		var err error
+		for range 2 {
+			if _, err = b.js.StreamInfo(cfg.Name); errors.Is(err, nats.ErrStreamNotFound) {
+				_, err = b.js.AddStream(cfg)
+			} else if err == nil {
+				_, err = b.js.UpdateStream(cfg)
+			}
+			if err == nil {
+				break
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("JetStream stream %s: %w", cfg.Name, err)
 		}
 	}
 	return nil
+}
+
+// pullConsumer makes, or brings up to date, a durable pull consumer of a
+// JetStream stream for a consumer group (brokerReader).
+func (b *Broker) pullConsumer(ctx context.Context, stream, durable string) (jetstream.Consumer, error) {
+	cfg := jetstream.ConsumerConfig{
+		Durable:       durable,
+		Description:   "shipd consumer group " + durable,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       brokerAckWait,
+		MaxAckPending: brokerBatch,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+	// The older API sees push consumers, which the newer does not.
+	info, err := b.js.ConsumerInfo(stream, durable, nats.Context(ctx))
+	switch {
+	case errors.Is(err, nats.ErrConsumerNotFound):
+	case err != nil:
+		return nil, err
+	case info.Config.DeliverSubject != "":
+		// A push consumer cannot become a pull one: it makes way for one
+		// that starts where it stopped.
+		if err := b.js.DeleteConsumer(stream, durable, nats.Context(ctx)); err != nil {
+			return nil, err
+		}
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, info.AckFloor.Stream+1
+	default:
+		// Where a consumer starts cannot be changed.
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverPolicy(info.Config.DeliverPolicy), info.Config.OptStartSeq
+	}
+	return b.jsx.CreateOrUpdateConsumer(ctx, stream, cfg)
 }

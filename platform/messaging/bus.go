@@ -131,10 +131,6 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.MaxOpenTransactions > 0 {
 		slots = make(chan struct{}, config.MaxOpenTransactions)
 	}
-	if config.Broker != nil {
-		// Outside everything: the transaction a message is handled in.
-		router.AddMiddleware((&brokerTransactions{db: db.DB, slots: slots, flushTimeout: config.AckDeadline, state: map[string]*groupState{}}).middleware)
-	}
 	router.AddMiddleware(
 		setAsideDeadLetters,
 		retry.Middleware,
@@ -211,7 +207,7 @@ func commandStream(cmd any) (string, error) {
 
 func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
 	if b.config.Broker != nil {
-		return b.brokerSubscriber(consumerGroup, stream)
+		return b.brokerReader(consumerGroup, stream), nil
 	}
 	return streamSubscriber(b.db, b.config, b.slots, b.logger, consumerGroup, stream)
 }

@@ -58,29 +58,68 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	// A failed publish is tried again in the handler a few times, then the
 	// message is read again from the outbox: never a dead letter.
 	router.AddMiddleware(middleware.Retry{MaxRetries: 3, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware)
-	publisher, err := wmnats.NewPublisherWithNatsConn(f.broker.conn, wmnats.PublisherPublishConfig{
-		Marshaler:         brokerMarshaler{},
-		SubjectCalculator: wmnats.DefaultSubjectCalculator, // the topic is the subject (BrokerSubject)
-	}, wlog)
-	if err != nil {
-		return err
-	}
 	for _, s := range f.streams {
 		sub, err := streamSubscriber(f.db.DB, f.config, nil, wlog, forwarderGroup, s)
 		if err != nil {
 			return err
 		}
-		router.AddHandler("forward."+s, s, sub, BrokerSubject(s), keepOpen{publisher}, func(m *message.Message) ([]*message.Message, error) {
-			// While the broker is away the message waits here, not in a
-			// loop of failed publishes that would log every try.
-			if err := f.broker.awaitConnected(m.Context(), brokerWait); err != nil {
-				return nil, err
-			}
-			return []*message.Message{m.Copy()}, nil
-		})
+		router.AddNoPublisherHandler("forward."+s, s, sub, f.forward(BrokerSubject(s)))
 	}
 	if err := runRouter(ctx, router); err != nil {
 		return fmt.Errorf("forwarding to the event broker: %w", err)
+	}
+	return nil
+}
+
+// forward publishes each message of a batch read from the outbox without
+// waiting for JetStream's acknowledgement, and the batch's transaction
+// waits for them all before it commits the group's offset (publishAcks):
+// one round trip per batch, not per message. The messages go out in order
+// on one connection, and JetStream stores them in that order. A group going
+// one by one after a failed batch waits for each acknowledgement.
+func (f *Forwarder) forward(subject string) message.NoPublishHandlerFunc {
+	return func(m *message.Message) error {
+		ctx := m.Context()
+		// While the broker is away the message waits here, not in a loop of
+		// failed publishes that would log every try.
+		if err := f.broker.awaitConnected(ctx, brokerWait); err != nil {
+			return err
+		}
+		out, err := brokerMarshaler{}.Marshal(subject, m)
+		if err != nil {
+			return err
+		}
+		if wtx, ok := subscriberTxFrom(ctx); ok {
+			if stx, ok := wtx.(*subscriberTx); ok && !stx.state.oneByOne.Load() {
+				ack, err := f.broker.js.PublishMsgAsync(out)
+				if err != nil {
+					return err
+				}
+				acks := stx.batch("broker.forward", func() atCommit { return &publishAcks{} }).(*publishAcks)
+				acks.futures = append(acks.futures, ack)
+				return nil
+			}
+		}
+		_, err = f.broker.js.PublishMsg(out, nats.Context(ctx))
+		return err
+	}
+}
+
+// publishAcks are the acknowledgements a forwarded batch waits for before
+// its offset commits. One that fails rolls the batch back: it is read
+// again, a message at a time, and JetStream stores again only what it
+// had not stored (the message ids).
+type publishAcks struct{ futures []nats.PubAckFuture }
+
+func (p *publishAcks) Write(ctx context.Context, _ *sqlx.Tx) error {
+	for _, f := range p.futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("the event broker did not store message %s: %w", f.Msg().Header.Get(nats.MsgIdHdr), err)
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the event broker to store a batch: %w", ctx.Err())
+		}
 	}
 	return nil
 }
@@ -109,10 +148,3 @@ func (m brokerMarshaler) Marshal(topic string, msg *message.Message) (*nats.Msg,
 // deadline, and long enough that an outage logs a line per stream every so
 // often, not on every try.
 const brokerWait = 20 * time.Second
-
-// keepOpen is a publisher whose Close leaves the broker's connection open:
-// the router closes its handlers' publishers, and the connection is the
-// Broker's, which /readyz still asks.
-type keepOpen struct{ message.Publisher }
-
-func (keepOpen) Close() error { return nil }

@@ -22,7 +22,7 @@ func brokerMessages(t *testing.T, url, stream string) []*nats.RawStreamMsg {
 // url until the test ends.
 func startForwarder(t *testing.T, e *env, url string) *messaging.Broker {
 	t.Helper()
-	logger := slog.New(slog.NewTextHandler(testLogOutput(), nil))
+	logger := slog.New(slog.NewTextHandler(testLogOutput(), testLogLevel()))
 	broker, err := messaging.ConnectBroker(url, logger)
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ type env struct {
 	db     *sqlx.DB
 	bus    *messaging.Bus
 	outbox *messaging.Outbox
+	nats   string // the NATS server's URL, when the bus reads the broker
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
@@ -56,13 +57,14 @@ func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 func newBrokerEnv(t *testing.T) *env {
 	t.Helper()
 	ns := natstest.Start(t)
-	logger := slog.New(slog.NewTextHandler(testLogOutput(), nil))
+	logger := slog.New(slog.NewTextHandler(testLogOutput(), testLogLevel()))
 	broker, err := messaging.ConnectBroker(ns.URL, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(broker.Close)
 	e := newEnvWith(t, broker)
+	e.nats = ns.URL
 	startForwarder(t, e, ns.URL)
 	return e
 }
@@ -88,7 +90,7 @@ func newEnvWith(t *testing.T, broker *messaging.Broker) *env {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE public.scratch (id serial PRIMARY KEY, handler text NOT NULL, n integer NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewTextHandler(testLogOutput(), nil))
+	logger := slog.New(slog.NewTextHandler(testLogOutput(), testLogLevel()))
 	bus, err := messaging.NewBus(db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Broker: broker}, logger)
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
@@ -99,27 +101,39 @@ func newEnvWith(t *testing.T, broker *messaging.Broker) *env {
 // start runs the bus until the test ends.
 func (e *env) start() {
 	e.t.Helper()
+	runBus(e.t, e.bus)
+}
+
+// runBus runs bus until the test ends, or until the stop it returns is
+// called.
+func runBus(t *testing.T, bus *messaging.Bus) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- e.bus.Run(ctx) }()
-	e.t.Cleanup(func() {
-		if err := e.bus.Close(); err != nil {
-			e.t.Errorf("closing bus: %v", err)
-		}
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(deadline):
-			e.t.Error("bus.Run did not return after Close")
-		}
-	})
-	select {
-	case <-e.bus.Running():
-	case err := <-done:
-		e.t.Fatalf("bus stopped before running: %v", err)
-	case <-time.After(deadline):
-		e.t.Fatal("bus did not start")
+	go func() { done <- bus.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			if err := bus.Close(); err != nil {
+				t.Errorf("closing bus: %v", err)
+			}
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(deadline):
+				t.Error("bus.Run did not return after Close")
+			}
+		})
 	}
+	t.Cleanup(stop)
+	select {
+	case <-bus.Running():
+	case err := <-done:
+		t.Fatalf("bus stopped before running: %v", err)
+	case <-time.After(deadline):
+		t.Fatal("bus did not start")
+	}
+	return stop
 }
 
 func (e *env) publish(events ...messaging.Event) {
@@ -429,4 +443,12 @@ func testLogOutput() io.Writer {
 		return os.Stderr
 	}
 	return io.Discard
+}
+
+// testLogLevel is debug with SHIPD_TEST_LOG=debug.
+func testLogLevel() *slog.HandlerOptions {
+	if os.Getenv("SHIPD_TEST_LOG") == "debug" {
+		return &slog.HandlerOptions{Level: slog.LevelDebug}
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/jmoiron/sqlx"
 
 	"shipd/platform/postgres"
 )
@@ -94,8 +95,9 @@ func (b groupBeginner) prepare(ctx context.Context, tx watermillsql.Tx) error {
 }
 
 // subscriberTx is a subscriber's transaction: it gives its slot back when
-// it ends, however it ends, and writes the read models' pending batches
-// right before it commits, after Watermill has written the acknowledgement.
+// it ends, however it ends, and finishes what waits for its commit (the
+// read models' pending batches, the forwarder's publishes) right before it
+// commits, after Watermill has written the acknowledgement.
 type subscriberTx struct {
 	*watermillsql.StdSQLTx
 	release func()
@@ -108,11 +110,17 @@ type subscriberTx struct {
 
 type pendingBatch struct {
 	key   string
-	batch Batch
+	batch atCommit
 }
 
-// batch returns the pending batch under key, started by newBatch if none.
-func (t *subscriberTx) batch(key string, newBatch func() Batch) Batch {
+// atCommit is work a subscriber's transaction does right before its
+// commit; an error rolls the transaction back.
+type atCommit interface {
+	Write(ctx context.Context, tx *sqlx.Tx) error
+}
+
+// batch returns the pending work under key, started by newBatch if none.
+func (t *subscriberTx) batch(key string, newBatch func() atCommit) atCommit {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range t.pending {

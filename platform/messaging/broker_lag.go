@@ -1,0 +1,60 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// brokerAckWait is how long JetStream waits for a message's
+// acknowledgement before it delivers the message again. A crash of the
+// server can lose a consumer's latest acknowledgements; those messages come
+// again after this wait and are passed over (brokerReader), but the group
+// waits that long for the ones after them, which JetStream holds back
+// while a batch is unacknowledged. It must outlast a batch's transaction,
+// which takes milliseconds.
+const brokerAckWait = 10 * time.Second
+
+// ConsumerLag is what one consumer group has not handled yet of its stream
+// on the broker, and how old the oldest of it is.
+type ConsumerLag struct {
+	Group, Stream string
+	Messages      int64
+	Seconds       float64
+}
+
+// BrokerLag reads each consumer group's lag from its JetStream consumer:
+// the messages not delivered yet and those delivered but not acknowledged,
+// and the age of the first one after the acknowledged floor. Groups that
+// have not subscribed yet are left out.
+func (b *Bus) BrokerLag(ctx context.Context) ([]ConsumerLag, error) {
+	if b.config.Broker == nil {
+		return nil, nil
+	}
+	js := b.config.Broker.js
+	var out []ConsumerLag
+	for _, g := range b.groups {
+		name := BrokerStream(g.stream)
+		info, err := js.ConsumerInfo(name, durableName(g.name), nats.Context(ctx))
+		if errors.Is(err, nats.ErrConsumerNotFound) || errors.Is(err, nats.ErrStreamNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("consumer %s of %s: %w", g.name, name, err)
+		}
+		lag := ConsumerLag{Group: g.name, Stream: g.stream, Messages: int64(info.NumPending) + int64(info.NumAckPending)}
+		if lag.Messages > 0 {
+			if m, err := js.GetMsg(name, info.AckFloor.Stream+1, nats.Context(ctx)); err == nil {
+				lag.Seconds = time.Since(m.Time).Seconds()
+			}
+		}
+		out = append(out, lag)
+	}
+	return out, nil
+}
+
+// durableName is a consumer group's JetStream consumer (names allow no dots).
+func durableName(group string) string { return brokerNames.Replace(group) }

@@ -1,0 +1,195 @@
+package messaging_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"shipd/platform/messaging"
+)
+
+// anotherInstance is a second bus on the env's database reading the same
+// broker through a connection of its own, as another shipd instance would.
+func (e *env) anotherInstance() *messaging.Bus {
+	e.t.Helper()
+	logger := slog.New(slog.NewTextHandler(testLogOutput(), testLogLevel()))
+	broker, err := messaging.ConnectBroker(e.nats, logger)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(broker.Close)
+	bus, err := messaging.NewBus(e.db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Broker: broker}, logger)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return bus
+}
+
+// insertScratch is a handler that writes the event's N in the subscriber's
+// transaction, under the instance's name.
+func insertScratch(instance string) func(ctx context.Context, ev *testEvent) error {
+	return func(ctx context.Context, ev *testEvent) error {
+		tx, err := messaging.Tx(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) VALUES ($1, $2)`, instance, ev.N)
+		return err
+	}
+}
+
+// Two instances of a consumer group read the broker together: each message
+// is applied once, in the stream's order, whichever instance takes it.
+func TestTwoInstancesShareAGroupOnTheBrokerInOrderAndOnce(t *testing.T) {
+	e := newBrokerEnv(t)
+	second := e.anotherInstance()
+	if err := onEvent(e.bus, "test.shared", insertScratch("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := onEvent(second, "test.shared", insertScratch("second")); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	runBus(t, second)
+
+	const events = 600
+	for n := 1; n <= events; n += 20 {
+		var batch []messaging.Event
+		for i := n; i < n+20; i++ {
+			batch = append(batch, testEvent{N: i})
+		}
+		e.publish(batch...)
+		time.Sleep(5 * time.Millisecond) // writes over a while, as an API takes them
+	}
+	eventually(t, "every event is applied", func() bool {
+		return e.count(`SELECT count(*) FROM public.scratch`) >= events
+	})
+	never(t, "an event is applied twice", 300*time.Millisecond, func() bool {
+		return e.count(`SELECT count(*) FROM public.scratch`) > events
+	})
+	var applied []int
+	if err := e.db.SelectContext(t.Context(), &applied, `SELECT n FROM public.scratch ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSorted(applied) || len(slices.Compact(slices.Clone(applied))) != events {
+		t.Errorf("applied in this order: %v; want 1..%d, each once, in order", applied, events)
+	}
+	for _, instance := range []string{"first", "second"} {
+		n := e.count(`SELECT count(*) FROM public.scratch WHERE handler = $1`, instance)
+		t.Logf("instance %s applied %d", instance, n)
+		if n == 0 {
+			t.Errorf("instance %s applied none: the group's work is not shared", instance)
+		}
+	}
+}
+
+// A message the broker delivers again after its group applied it (an
+// acknowledgement lost in a crash of the server) is passed over.
+func TestAMessageDeliveredAgainAfterItWasAppliedIsPassedOver(t *testing.T) {
+	e := newBrokerEnv(t)
+	if err := onEvent(e.bus, "test.once", insertScratch("first")); err != nil {
+		t.Fatal(err)
+	}
+	stop := runBus(t, e.bus)
+	e.publish(testEvent{N: 1}, testEvent{N: 2}, testEvent{N: 3})
+	eventually(t, "three applied", func() bool { return e.count(`SELECT count(*) FROM public.scratch`) == 3 })
+	stop()
+
+	// The consumer forgets every acknowledgement: made again, it delivers
+	// the stream from its start.
+	js := jetStream(t, e.nats)
+	stream := messaging.BrokerStream("test.stream")
+	if err := js.DeleteConsumer(stream, "test_once"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.AddConsumer(stream, &nats.ConsumerConfig{Durable: "test_once", AckPolicy: nats.AckExplicitPolicy,
+		MaxAckPending: 100, AckWait: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+
+	restarted := e.anotherInstance()
+	if err := onEvent(restarted, "test.once", insertScratch("restarted")); err != nil {
+		t.Fatal(err)
+	}
+	runBus(t, restarted)
+	e.publish(testEvent{N: 4})
+	eventually(t, "the new event is applied", func() bool {
+		return e.count(`SELECT count(*) FROM public.scratch WHERE n = 4`) == 1
+	})
+	if n := e.count(`SELECT count(*) FROM public.scratch`); n != 4 {
+		var rows []string
+		_ = e.db.SelectContext(t.Context(), &rows, `SELECT handler || ':' || n FROM public.scratch ORDER BY id`)
+		t.Errorf("%d rows %v, want 4: the redelivered messages were applied again", n, rows)
+	}
+}
+
+// A consumer group that an earlier shipd read through a push consumer
+// goes on after what that consumer acknowledged, and not from the start.
+func TestAPushConsumerOfAnEarlierShipdIsTakenOverWhereItStopped(t *testing.T) {
+	e := newBrokerEnv(t)
+	e.publish(testEvent{N: 1}, testEvent{N: 2}, testEvent{N: 3})
+	js := jetStream(t, e.nats)
+	stream := messaging.BrokerStream("test.stream")
+	eventually(t, "the three are forwarded", func() bool { return len(brokerMessages(t, e.nats, "test.stream")) == 3 })
+	// The push consumer as the earlier shipd made it: a queue group on a
+	// deliver subject, one message in flight.
+	if _, err := js.AddConsumer(stream, &nats.ConsumerConfig{Durable: "test_upgraded", DeliverSubject: nats.NewInbox(),
+		DeliverGroup: "test_upgraded", AckPolicy: nats.AckExplicitPolicy, MaxAckPending: 1, AckWait: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := js.QueueSubscribeSync(messaging.BrokerSubject("test.stream"), "test_upgraded", nats.Bind(stream, "test_upgraded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		m, err := sub.NextMsg(deadline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AckSync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sub.Unsubscribe(); err != nil && err != nats.ErrConsumerNotFound {
+		t.Fatal(err)
+	}
+	if info, err := js.ConsumerInfo(stream, "test_upgraded"); err != nil || info.Config.DeliverSubject == "" {
+		t.Fatalf("the push consumer is not there to take over: %v %+v", err, info)
+	}
+
+	if err := onEvent(e.bus, "test.upgraded", insertScratch("upgraded")); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	e.publish(testEvent{N: 4})
+	eventually(t, "the rest is applied", func() bool { return e.count(`SELECT count(*) FROM public.scratch`) >= 2 })
+	never(t, "more than the two not acknowledged before", 300*time.Millisecond, func() bool {
+		return e.count(`SELECT count(*) FROM public.scratch`) > 2
+	})
+	var applied []int
+	if err := e.db.SelectContext(t.Context(), &applied, `SELECT n FROM public.scratch ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(applied) != "[3 4]" {
+		t.Errorf("applied %v, want [3 4]", applied)
+	}
+}
+
+func jetStream(t *testing.T, url string) nats.JetStreamContext {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := nc.JetStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
