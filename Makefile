@@ -4,7 +4,7 @@ BIN     := bin/shipd
 PKGS    := ./...
 FUZZTIME ?= 200x
 
-.PHONY: run build test browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test test-each browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -15,13 +15,20 @@ build:
 	$(GO) build -o $(BIN) ./cmd/shipd
 
 ## test: vet, a stale-wire check, then every test against a real PostgreSQL:
-## DATABASE_URL when set, else a throwaway cluster started for the run.
+## DATABASE_URL when set, else a throwaway cluster started for the run. The
+## four modules' API tests then run again on the split topology: each module
+## its own shipd, NATS JetStream as the backbone, nginx in front (ADR 0033).
 test: vet check-generated
 	@if [ -n "$$DATABASE_URL" ]; then \
-		$(GO) test -count=1 $(TESTFLAGS) $(PKGS); \
+		$(MAKE) --no-print-directory test-each; \
 	else \
-		$(GO) run ./cmd/with-postgres -- $(GO) test -count=1 $(TESTFLAGS) $(PKGS); \
+		$(GO) run ./cmd/with-postgres -- $(MAKE) --no-print-directory test-each; \
 	fi
+
+# test-each is test once DATABASE_URL is set.
+test-each:
+	$(GO) test -count=1 $(TESTFLAGS) $(PKGS)
+	SHIPD_TOPOLOGY=split $(GO) test -count=1 $(TESTFLAGS) ./modules/...
 
 ## browser: the dashboard and /docs in headless Chromium (Debian's chromium,
 ## driven by playwright-core from npm): sign in, keys, channels, a shipment

@@ -15,6 +15,9 @@ import (
 	"shipd/adapters/carriers/sandbox"
 	"shipd/adapters/labels"
 	"shipd/modules/channels"
+	channelscontract "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/remote"
+	channelsports "shipd/modules/channels/ports"
 	"shipd/modules/shipments"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/tracking"
@@ -25,6 +28,7 @@ import (
 	"shipd/platform/messaging"
 	"shipd/platform/metrics"
 	"shipd/platform/postgres"
+	"shipd/platform/secrets"
 	"shipd/platform/server"
 )
 
@@ -45,6 +49,7 @@ var platformSet = wire.NewSet(
 	wire.Bind(new(prometheus.Registerer), new(*prometheus.Registry)),
 	metrics.NewCarrierCalls,
 	metrics.NewWebhookAttempts,
+	channelsFacade,
 )
 
 // dsn is where the database is: DATABASE_URL, or the local cluster, started.
@@ -111,6 +116,16 @@ func carriers(cfg config.Config, clk clock.Clock, calls *metrics.CarrierCalls) *
 		providers[i] = carrier.Observe(p, calls.Observe)
 	}
 	return carrier.NewRegistry(providers...)
+}
+
+// channelsFacade is how shipments and tracking ask for a channel: the
+// channels module in this process, or, when another process runs it, that
+// process over HTTP (CHANNELS_URL; ADR 0033).
+func channelsFacade(cfg config.Config, local *channelsports.Facade, box *secrets.Box) channelscontract.Channels {
+	if cfg.AsksChannelsRemotely() {
+		return remote.New(cfg.ChannelsURL, cfg.InternalToken, box)
+	}
+	return local
 }
 
 // modules lists the bounded contexts the server runs.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,8 @@ import (
 )
 
 func serveCommand() *cobra.Command {
-	return &cobra.Command{
+	var modules string
+	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Apply pending migrations and serve the API on HTTP_ADDR",
 		Args:  cobra.NoArgs,
@@ -22,6 +24,12 @@ func serveCommand() *cobra.Command {
 			cfg, err := loadConfig()
 			if err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("modules") {
+				cfg.Modules = strings.Split(modules, ",")
+				if err := cfg.Validate(); err != nil {
+					return err
+				}
 			}
 			if err := armFailpoint(cfg); err != nil {
 				return err
@@ -43,6 +51,8 @@ func serveCommand() *cobra.Command {
 			return app.Run(ctx, ln)
 		},
 	}
+	cmd.Flags().StringVar(&modules, "modules", "", "comma-separated modules this process runs ("+strings.Join(config.ModuleNames, ", ")+"); default SHIPD_MODULES, or all")
+	return cmd
 }
 
 // serviceClock is the wall clock, unless a fault test asked for one it can

@@ -26,19 +26,20 @@ var ProviderSet = wire.NewSet(
 	app.New,
 	ports.NewHTTPServer,
 	ports.NewFacade,
-	wire.Bind(new(contract.Channels), new(*ports.Facade)),
+	ports.NewInternalHTTPServer,
 	NewModule,
 )
 
 // Module is the channels module as the server sees it.
 type Module struct {
 	http       ports.HTTPServer
+	internal   ports.InternalHTTPServer
 	projection *adapters.ChannelListProjection
 }
 
 // NewModule assembles the module.
-func NewModule(http ports.HTTPServer, projection *adapters.ChannelListProjection) *Module {
-	return &Module{http: http, projection: projection}
+func NewModule(http ports.HTTPServer, internal ports.InternalHTTPServer, projection *adapters.ChannelListProjection) *Module {
+	return &Module{http: http, internal: internal, projection: projection}
 }
 
 // Name names the module in logs.
@@ -46,6 +47,10 @@ func (m *Module) Name() string { return "channels" }
 
 // RegisterRoutes adds the module's routes to the authenticated /v1 router.
 func (m *Module) RegisterRoutes(r *mux.Router) { m.http.Register(r) }
+
+// RegisterInternalRoutes adds the routes other shipd processes call to the
+// /internal router (ADR 0033).
+func (m *Module) RegisterInternalRoutes(r *mux.Router) { m.internal.Register(r) }
 
 // RegisterHandlers subscribes the module's event handlers.
 func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.projection.Register(bus) }

@@ -93,7 +93,11 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	}
 	t.Cleanup(func() { db.Close() })
 	e.DB = db
-	e.first = e.StartInstance()
+	if Split() {
+		e.first = e.startSplit()
+	} else {
+		e.first = e.StartInstance()
+	}
 	return e
 }
 
@@ -104,8 +108,14 @@ func (e *Env) URL() string { return e.first.URL }
 // test ends.
 func (e *Env) StartInstance() *Instance {
 	e.t.Helper()
+	return e.startInstanceWith(e.Config)
+}
+
+// startInstanceWith starts a shipd of the given configuration.
+func (e *Env) startInstanceWith(cfg config.Config) *Instance {
+	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	app, cleanup, err := e.init(ctx, e.Config, e.Clock)
+	app, cleanup, err := e.init(ctx, cfg, e.Clock)
 	if err != nil {
 		cancel()
 		e.t.Fatalf("building app: %v", err)

@@ -42,6 +42,16 @@ type Config struct {
 	// (nats://host:port) that every module stream is forwarded to from its
 	// PostgreSQL outbox (ADR 0032). Unset, events stay on PostgreSQL.
 	EventBrokerURL string `env:"EVENT_BROKER_URL"`
+	// Modules are the modules this process runs (SHIPD_MODULES, or serve
+	// --modules): their routes, handlers and workers. Empty runs them all.
+	Modules []string `env:"SHIPD_MODULES" envSeparator:","`
+	// ChannelsURL is where a process that runs shipments or tracking
+	// without channels asks the channels process for a channel (its
+	// internal route, authenticated by InternalToken; ADR 0033).
+	ChannelsURL string `env:"CHANNELS_URL"`
+	// InternalToken authenticates calls between shipd processes on
+	// /internal/; unset, no process serves /internal/.
+	InternalToken string `env:"INTERNAL_TOKEN"`
 	// MessagePollInterval is how long an idle event subscriber waits for a
 	// commit on its stream to be notified before it asks PostgreSQL anyway:
 	// the safety net under LISTEN/NOTIFY, not what read models trail by.
@@ -141,6 +151,7 @@ func (c Config) Validate() error {
 	if err := c.DatabasePool().Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.validateModules()...)
 	if c.EventBrokerURL != "" {
 		if err := validateBrokerURL(c.EventBrokerURL); err != nil {
 			errs = append(errs, fmt.Errorf("EVENT_BROKER_URL: %w", err))

@@ -166,6 +166,18 @@ func TestValidate(t *testing.T) {
 		{"event broker unparsable", func(c *config.Config) { c.EventBrokerURL = "nats://[::1" }, "EVENT_BROKER_URL"},
 		{"carrier timeout past the leases", func(c *config.Config) { c.CarrierTimeout = 2 * time.Minute }, "CARRIER_TIMEOUT"},
 		{"negative tracking concurrency", func(c *config.Config) { c.TrackingConcurrency = -1 }, "TRACKING_CONCURRENCY"},
+		{"one module", func(c *config.Config) { c.Modules = []string{"webhooks"} }, ""},
+		{"channels and shipments", func(c *config.Config) { c.Modules = []string{"channels", "shipments"} }, ""},
+		{"no such module", func(c *config.Config) { c.Modules = []string{"shipment"} }, `no module "shipment"`},
+		{"shipments without channels or their address", func(c *config.Config) { c.Modules = []string{"shipments"} }, "CHANNELS_URL and INTERNAL_TOKEN"},
+		{"tracking without the internal token", func(c *config.Config) {
+			c.Modules, c.ChannelsURL = []string{"tracking"}, "http://channels:8081"
+		}, "CHANNELS_URL and INTERNAL_TOKEN"},
+		{"shipments asking channels", func(c *config.Config) {
+			c.Modules, c.ChannelsURL, c.InternalToken = []string{"shipments"}, "http://channels:8081", goodSecret
+		}, ""},
+		{"channels URL without scheme", func(c *config.Config) { c.ChannelsURL = "channels:8081" }, "CHANNELS_URL"},
+		{"short internal token", func(c *config.Config) { c.InternalToken = "short" }, "INTERNAL_TOKEN must be at least 32"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -53,7 +53,10 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 		}
 	}
 	addOperatorRoutes(router, db, reg, broker)
-	dashboard.New(keys, limiter, router).Register(router)
+	if cfg.RunsAllModules() {
+		// Its pages call every module's /v1 routes in process (ADR 0027).
+		dashboard.New(keys, limiter, router).Register(router)
+	}
 	// Public documentation: before the /v1 subrouter, so no API key.
 	router.Handle("/v1/openapi.json", apidoc.Handler()).Methods(http.MethodGet)
 	// The API reference page renders that document with vendored, embedded
@@ -67,7 +70,18 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 	v1.Use(auth.Middleware(keys), ratelimit.Middleware(limiter), httpapi.RequireJSON, idempotency.Middleware(idem))
 	v1.NotFoundHandler = router.NotFoundHandler
 	v1.MethodNotAllowedHandler = router.MethodNotAllowedHandler
+	var internal *mux.Router
+	if cfg.InternalToken != "" {
+		internal = router.PathPrefix("/internal").Subrouter()
+		internal.Use(requireInternalToken(cfg.InternalToken))
+	}
 	for _, m := range modules {
+		if !cfg.Runs(m.Name()) {
+			continue // another process runs it (SHIPD_MODULES)
+		}
+		if im, ok := m.(InternalModule); ok && internal != nil {
+			im.RegisterInternalRoutes(internal)
+		}
 		if wm, ok := m.(WorkerModule); ok {
 			a.workers = append(a.workers, wm.Workers()...)
 		}
@@ -133,7 +147,7 @@ func (a *App) Migrate(ctx context.Context) error {
 func (a *App) Projections() *projection.Catalog {
 	var all []projection.Projection
 	for _, m := range a.modules {
-		if pm, ok := m.(ProjectionModule); ok {
+		if pm, ok := m.(ProjectionModule); ok && a.cfg.Runs(m.Name()) {
 			all = append(all, pm.Projections()...)
 		}
 	}

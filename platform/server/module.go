@@ -28,6 +28,12 @@ type Module interface {
 	LegacyTopics() map[string]string
 }
 
+// InternalModule is a module that answers other shipd processes on
+// /internal (ADR 0033).
+type InternalModule interface {
+	RegisterInternalRoutes(r *mux.Router)
+}
+
 // WorkerModule is a module with background loops of its own.
 type WorkerModule interface {
 	Workers() []Worker

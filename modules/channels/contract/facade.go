@@ -1,6 +1,9 @@
 package contract
 
-import "context"
+import (
+	"context"
+	"net/url"
+)
 
 // ChannelAccess is what another module may know of a channel in order to
 // call its carrier: the provider and the decrypted settings. It must never
@@ -24,4 +27,26 @@ type Channels interface {
 	// not exist is a not-found fault; one of another account a forbidden
 	// fault.
 	ChannelForUse(ctx context.Context, accountID, channelID string) (ChannelAccess, error)
+}
+
+// SealedChannelAccess is ChannelAccess as the channels process sends it to
+// another shipd process (GET /internal/channels/{id}/access, ADR 0033):
+// the settings sealed with the secret key every process shares, so carrier
+// credentials cross the network encrypted, as they rest.
+type SealedChannelAccess struct {
+	ID             string `json:"id"`
+	AccountID      string `json:"account_id"`
+	Name           string `json:"name"`
+	Provider       string `json:"provider"`
+	Status         string `json:"status"`
+	SealedSettings string `json:"sealed_settings"`
+}
+
+// InternalAccessRoute is the route of a channel's access on the channels
+// process, under /internal; InternalAccessPath fills it in.
+const InternalAccessRoute = "/channels/{id}/access"
+
+// InternalAccessPath is the path of a channel's access, under /internal.
+func InternalAccessPath(channelID string) string {
+	return "/channels/" + url.PathEscape(channelID) + "/access"
 }

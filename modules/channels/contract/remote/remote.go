@@ -1,0 +1,96 @@
+// Package remote is the channels module's facade for a process that runs
+// shipments or tracking without channels: it asks the channels process
+// over HTTP (ADR 0033).
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"shipd/modules/channels/contract"
+	"shipd/platform/fault"
+	"shipd/platform/secrets"
+)
+
+// Channels asks the channels process at a base URL for channels, with the
+// internal token, and opens their sealed settings with the shared key.
+type Channels struct {
+	base   string
+	token  string
+	box    *secrets.Box
+	client *http.Client
+}
+
+var _ contract.Channels = (*Channels)(nil)
+
+// New returns the remote facade of the channels process at baseURL
+// (CHANNELS_URL).
+func New(baseURL, token string, box *secrets.Box) *Channels {
+	return &Channels{base: strings.TrimRight(baseURL, "/"), token: token, box: box,
+		client: &http.Client{Timeout: 10 * time.Second}}
+}
+
+// ChannelForUse returns the channel with its settings, or the fault the
+// channels process answered (not found, forbidden); a process that cannot
+// be reached is unavailable, as a carrier would be.
+func (c *Channels) ChannelForUse(ctx context.Context, accountID, channelID string) (contract.ChannelAccess, error) {
+	u := c.base + "/internal" + contract.InternalAccessPath(channelID) + "?account_id=" + url.QueryEscape(accountID)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return contract.ChannelAccess{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	res, err := c.client.Do(req)
+	if err != nil {
+		return contract.ChannelAccess{}, fault.Unavailable("The channels service cannot be reached: " + err.Error())
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return contract.ChannelAccess{}, fault.Unavailable("The channels service's answer was cut off: " + err.Error())
+	}
+	if res.StatusCode != http.StatusOK {
+		return contract.ChannelAccess{}, answeredFault(res.StatusCode, body)
+	}
+	var sealed contract.SealedChannelAccess
+	if err := json.Unmarshal(body, &sealed); err != nil {
+		return contract.ChannelAccess{}, fmt.Errorf("the channels service's answer: %w", err)
+	}
+	plain, err := c.box.Open(sealed.SealedSettings)
+	if err != nil {
+		return contract.ChannelAccess{}, fmt.Errorf("opening channel %s's settings (is SECRET_KEY the channels process's?): %w", sealed.ID, err)
+	}
+	access := contract.ChannelAccess{ID: sealed.ID, AccountID: sealed.AccountID, Name: sealed.Name, Provider: sealed.Provider, Status: sealed.Status}
+	if err := json.Unmarshal(plain, &access.Settings); err != nil {
+		return contract.ChannelAccess{}, fmt.Errorf("channel %s's settings: %w", sealed.ID, err)
+	}
+	return access, nil
+}
+
+// answeredFault turns the channels process's error answer into the fault
+// the local facade would have returned.
+func answeredFault(status int, body []byte) error {
+	var answer struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &answer)
+	switch status {
+	case http.StatusNotFound:
+		return &fault.Error{Kind: fault.KindNotFound, Code: "not_found", Message: answer.Error.Message}
+	case http.StatusForbidden:
+		return fault.Forbidden(answer.Error.Message)
+	case http.StatusUnauthorized:
+		return fmt.Errorf("the channels service refused this process's INTERNAL_TOKEN")
+	default:
+		return fault.Unavailable(fmt.Sprintf("The channels service answered %d.", status))
+	}
+}

@@ -1,0 +1,102 @@
+package ports_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"shipd"
+	"shipd/modules/channels/contract/remote"
+	"shipd/platform/apptest"
+	"shipd/platform/config"
+	"shipd/platform/fault"
+	"shipd/platform/secrets"
+)
+
+const internalToken = "channels-test-internal-token-0123456789"
+
+// A process that runs shipments or tracking without channels asks the
+// channels process for a channel (ADR 0033): with the internal token, the
+// channel's settings come sealed with the shared key and open to what the
+// channels process stored; the faults are the local facade's.
+func TestAnotherProcessAsksForAChannelWithItsSettingsSealed(t *testing.T) {
+	apptest.SkipInSplit(t, "it asks the channels process directly, which the proxy hides (a test below checks that)")
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.InternalToken = internalToken }))
+	key := env.NewKey("acme")
+	ch := createChannel(t, env, key, "Main")
+	id := ch["id"].(string)
+	var account string
+	if err := env.DB.Get(&account, `SELECT account_id FROM channels.channels WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	box, err := secrets.NewBox(env.Config.SecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	channels := remote.New(env.URL(), internalToken, box)
+
+	got, err := channels.ChannelForUse(context.Background(), account, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != id || got.AccountID != account || got.Provider != "sandbox" || got.Settings["clientSecret"] != "top-secret-value" {
+		t.Errorf("remote access %+v, want channel %s of %s with its secret settings", got, id, account)
+	}
+
+	other := env.NewKey("other")
+	otherChannel := createChannel(t, env, other, "Theirs")["id"].(string)
+	if _, err := channels.ChannelForUse(context.Background(), account, otherChannel); !fault.Is(err, fault.KindForbidden) {
+		t.Errorf("another account's channel: %v, want forbidden", err)
+	}
+	if _, err := channels.ChannelForUse(context.Background(), account, "ch_01M0000000000000000000000"); !fault.Is(err, fault.KindNotFound) {
+		t.Errorf("no such channel: %v, want not found", err)
+	}
+
+	// On the wire the settings are sealed; without the token nothing answers.
+	for _, c := range []struct {
+		token  string
+		status int
+	}{{internalToken, http.StatusOK}, {"", http.StatusUnauthorized}, {strings.Repeat("x", 40), http.StatusUnauthorized}} {
+		req, _ := http.NewRequest(http.MethodGet, env.URL()+"/internal/channels/"+id+"/access?account_id="+account, nil)
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		body := string(raw)
+		if res.StatusCode != c.status {
+			t.Errorf("token %q: %d, want %d: %s", c.token, res.StatusCode, c.status, body)
+		}
+		if strings.Contains(body, "top-secret-value") || strings.Contains(body, "client-1") {
+			t.Errorf("the settings crossed the wire in clear: %s", body)
+		}
+	}
+}
+
+// Without INTERNAL_TOKEN no process serves /internal; in the split topology
+// the proxy does not route it either.
+func TestInternalRoutesAreNotServedToClients(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp)
+	key := env.NewKey("acme")
+	id := createChannel(t, env, key, "Main")["id"].(string)
+	for _, auth := range []string{"", "Bearer " + internalToken} {
+		req, _ := http.NewRequest(http.MethodGet, env.URL()+"/internal/channels/"+id+"/access", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET /internal/... with %q: %d, want 404", auth, res.StatusCode)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package apptest
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"shipd/deploy"
+)
+
+// startProxy runs nginx (Debian's package; .ci/run installs it) with
+// deploy/nginx/shipd.conf, its upstreams pointed at the module processes
+// (module name to host:port), on a private port until the test ends, and
+// returns its base URL.
+func startProxy(t testing.TB, upstreams map[string]string) string {
+	t.Helper()
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			t.Fatal("nginx is not installed (Debian package nginx-light; .ci/run installs it)")
+		}
+	}
+	conf, err := proxyConf(upstreams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	conf = strings.Replace(conf, "listen 127.0.0.1:8080;", "listen "+addr+";", 1)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "shipd.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	user := ""
+	if os.Geteuid() == 0 {
+		user = "user root;" // its workers write request bodies under dir, which is root's
+	}
+	main := fmt.Sprintf(`daemon off;
+%[2]s
+worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 512; }
+http {
+    access_log off;
+    client_body_temp_path %[1]s/body;
+    proxy_temp_path %[1]s/proxy;
+    fastcgi_temp_path %[1]s/fastcgi;
+    uwsgi_temp_path %[1]s/uwsgi;
+    scgi_temp_path %[1]s/scgi;
+    include %[1]s/shipd.conf;
+}
+`, dir, user)
+	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", filepath.Join(dir, "error.log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	url := "http://" + addr
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(url + "/v1/openapi.json")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return url
+			}
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			t.Fatalf("nginx did not serve within 10s: %v\n%s", err, log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var upstreamServer = regexp.MustCompile(`upstream shipd_(\w+)\s*\{\s*server [^;]+;`)
+
+// proxyConf is deploy/nginx/shipd.conf with each module's upstream at its
+// process's address.
+func proxyConf(upstreams map[string]string) (string, error) {
+	var missing []string
+	conf := upstreamServer.ReplaceAllStringFunc(deploy.NginxConf, func(block string) string {
+		module := upstreamServer.FindStringSubmatch(block)[1]
+		addr, ok := upstreams[module]
+		if !ok {
+			missing = append(missing, module)
+			return block
+		}
+		return "upstream shipd_" + module + " { server " + addr + ";"
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("no process for the proxy's upstreams %v", missing)
+	}
+	return conf, nil
+}

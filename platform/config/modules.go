@@ -1,0 +1,59 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// ModuleNames are the bounded contexts a process can run (SHIPD_MODULES).
+var ModuleNames = []string{"channels", "shipments", "tracking", "webhooks"}
+
+// Runs reports whether this process runs the module: every module unless
+// SHIPD_MODULES (or serve --modules) names some.
+func (c Config) Runs(module string) bool {
+	return len(c.Modules) == 0 || slices.Contains(c.Modules, module)
+}
+
+// RunsAllModules reports whether this process runs every module (the
+// monolith).
+func (c Config) RunsAllModules() bool {
+	for _, m := range ModuleNames {
+		if !c.Runs(m) {
+			return false
+		}
+	}
+	return true
+}
+
+// AsksChannelsRemotely reports whether this process runs a module that
+// needs the channels module's facade without running the channels module
+// itself: it asks the channels process at CHANNELS_URL (ADR 0033).
+func (c Config) AsksChannelsRemotely() bool {
+	return !c.Runs("channels") && (c.Runs("shipments") || c.Runs("tracking"))
+}
+
+// validateModules checks SHIPD_MODULES and what a split process needs.
+func (c Config) validateModules() []error {
+	var errs []error
+	for _, m := range c.Modules {
+		if !slices.Contains(ModuleNames, m) {
+			errs = append(errs, fmt.Errorf("SHIPD_MODULES: no module %q; the modules are %s", m, strings.Join(ModuleNames, ", ")))
+		}
+	}
+	if c.InternalToken != "" && len(c.InternalToken) < 32 {
+		errs = append(errs, errors.New("INTERNAL_TOKEN must be at least 32 characters"))
+	}
+	if c.ChannelsURL != "" {
+		u, err := url.Parse(c.ChannelsURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, errors.New("CHANNELS_URL must be an absolute http(s) URL"))
+		}
+	}
+	if c.AsksChannelsRemotely() && (c.ChannelsURL == "" || c.InternalToken == "") {
+		errs = append(errs, errors.New("CHANNELS_URL and INTERNAL_TOKEN are required when this process runs shipments or tracking without channels: they ask the channels process for a channel's carrier settings"))
+	}
+	return errs
+}
