@@ -2,6 +2,7 @@ package shipd
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/google/wire"
@@ -22,12 +23,14 @@ import (
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/tracking"
 	"shipd/modules/webhooks"
+	"shipd/platform/auth"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/messaging"
 	"shipd/platform/metrics"
 	"shipd/platform/postgres"
+	"shipd/platform/ratelimit"
 	"shipd/platform/secrets"
 	"shipd/platform/server"
 )
@@ -37,6 +40,9 @@ var platformSet = wire.NewSet(
 	server.Logger,
 	databaseURL,
 	database,
+	platformDatabase,
+	keyStore,
+	rateLimiter,
 	wakeup,
 	server.SecretBox,
 	postgres.NewPresence,
@@ -55,9 +61,34 @@ var platformSet = wire.NewSet(
 // dsn is where the database is: DATABASE_URL, or the local cluster, started.
 type dsn string
 
+// It is this process's modules' database (ADR 0034).
 func databaseURL(ctx context.Context, cfg config.Config) (dsn, error) {
-	url, err := server.DatabaseURL(ctx, cfg)
+	url, err := server.ModuleDatabaseURL(ctx, cfg)
 	return dsn(url), err
+}
+
+// platformDatabase is where the platform tables are: the module database,
+// or DATABASE_URL when this process's modules have one of their own.
+func platformDatabase(ctx context.Context, cfg config.Config, db *sqlx.DB) (server.PlatformDB, func(), error) {
+	if !cfg.HasModuleDatabase() {
+		return server.PlatformDB{DB: db}, func() {}, nil
+	}
+	platform, err := postgres.Open(ctx, cfg.DatabaseURL, cfg.DatabasePool())
+	if err != nil {
+		return server.PlatformDB{}, nil, fmt.Errorf("the platform database: %w", err)
+	}
+	return server.PlatformDB{DB: platform}, func() { platform.Close() }, nil
+}
+
+// keyStore and rateLimiter keep their tables in the platform database,
+// which every process shares: a key works on every route, and a limit
+// counts an account's requests whichever process serves them.
+func keyStore(platform server.PlatformDB, clk clock.Clock) *auth.Store {
+	return auth.NewStore(platform.DB, clk)
+}
+
+func rateLimiter(platform server.PlatformDB, clk clock.Clock) *ratelimit.Limiter {
+	return ratelimit.New(platform.DB, clk)
 }
 
 func database(ctx context.Context, url dsn, cfg config.Config) (*sqlx.DB, func(), error) {

@@ -13,11 +13,9 @@ import (
 	"shipd/modules/shipments"
 	"shipd/modules/tracking"
 	"shipd/modules/webhooks"
-	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/idempotency"
-	"shipd/platform/ratelimit"
 	"shipd/platform/server"
 )
 
@@ -30,8 +28,6 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		shipments.ProviderSet,
 		tracking.ProviderSet,
 		webhooks.ProviderSet,
-		auth.NewStore,
-		ratelimit.New,
 		idempotency.NewStore,
 		server.NewJanitor,
 		modules,

@@ -24,13 +24,11 @@ import (
 	adapters4 "shipd/modules/webhooks/adapters"
 	app4 "shipd/modules/webhooks/app"
 	ports4 "shipd/modules/webhooks/ports"
-	"shipd/platform/auth"
 	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/idempotency"
 	"shipd/platform/metrics"
 	"shipd/platform/postgres"
-	"shipd/platform/ratelimit"
 	"shipd/platform/server"
 )
 
@@ -46,14 +44,21 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	if err != nil {
 		return nil, nil, err
 	}
-	logger := server.Logger(cfg)
-	messagingWakeup, cleanup2, err := wakeup(shipdDsn, logger)
+	platformDB, cleanup2, err := platformDatabase(ctx, cfg, db)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	broker, cleanup3, err := eventBroker(cfg, logger)
+	logger := server.Logger(cfg)
+	messagingWakeup, cleanup3, err := wakeup(shipdDsn, logger)
 	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	broker, cleanup4, err := eventBroker(cfg, logger)
+	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -61,15 +66,17 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	registry := metrics.NewRegistry()
 	messagingBus, err := bus(db, messagingWakeup, broker, cfg, logger, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	store := auth.NewStore(db, clk)
-	limiter := ratelimit.New(db, clk)
+	store := keyStore(platformDB, clk)
+	limiter := rateLimiter(platformDB, clk)
 	box, err := server.SecretBox(cfg)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
@@ -124,14 +131,16 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
 	messagingForwarder := forwarder(db, messagingWakeup, broker, cfg, v, logger)
 	v2 := workers(janitor, presence, messagingForwarder)
-	serverApp, err := server.NewApp(cfg, db, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
+	serverApp, err := server.NewApp(cfg, db, platformDB, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
 	if err != nil {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	return serverApp, func() {
+		cleanup4()
 		cleanup3()
 		cleanup2()
 		cleanup()

@@ -27,7 +27,7 @@ func eventsListCommand() *cobra.Command {
 		Short: "List the dead letters waiting for a retry, newest first (--all: the retried ones too)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, cleanup, err := openDatabase(cmd)
+			db, cleanup, err := openModuleDatabase(cmd)
 			if err != nil {
 				return err
 			}
@@ -71,7 +71,7 @@ func eventsRetryCommand() *cobra.Command {
 				}
 				ids[i] = id
 			}
-			db, cleanup, err := openDatabase(cmd)
+			db, cleanup, err := openModuleDatabase(cmd)
 			if err != nil {
 				return err
 			}

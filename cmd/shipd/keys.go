@@ -144,3 +144,14 @@ func keysRevokeCommand() *cobra.Command {
 		},
 	}
 }
+
+// openModuleDatabase finds the database of the modules SHIPD_MODULES names
+// (their own, <MODULE>_DATABASE_URL, or DATABASE_URL): where their dead
+// letters are.
+func openModuleDatabase(cmd *cobra.Command) (*sqlx.DB, func(), error) {
+	cfg, err := loadConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	return server.OpenModuleDatabase(cmd.Context(), cfg)
+}

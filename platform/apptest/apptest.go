@@ -25,7 +25,9 @@ import (
 // InitFunc builds an instance; tests pass shipd.InitializeApp.
 type InitFunc func(ctx context.Context, cfg config.Config, clk clock.Clock) (*server.App, func(), error)
 
-// Env is one test's database and the instances running on it.
+// Env is one test's database and the instances running on it. DB holds
+// the platform tables (API keys) and, but in the split topology, every
+// module's; ModuleDB is a module's.
 type Env struct {
 	t      testing.TB
 	init   InitFunc
@@ -34,6 +36,8 @@ type Env struct {
 	DB     *sqlx.DB
 	Logs   *SyncBuffer // everything every instance logged
 	first  *Instance
+	// moduleDBs are the modules' own databases in the split topology.
+	moduleDBs map[string]*sqlx.DB
 }
 
 // Instance is one running shipd on the Env's database.

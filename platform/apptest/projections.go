@@ -11,12 +11,14 @@ import (
 	"shipd/platform/projection"
 )
 
-// Projections is the service's read models on the Env's database, to list
-// and rebuild as `shipd projections` does: an instance is built for it but
-// not run.
-func (e *Env) Projections() *projection.Catalog {
+// Projections is module's read models on its database, to list and
+// rebuild as `SHIPD_MODULES=<module> shipd projections` does: an instance
+// is built for it but not run.
+func (e *Env) Projections(module string) *projection.Catalog {
 	e.t.Helper()
-	app, cleanup, err := e.init(context.Background(), e.Config, e.Clock)
+	cfg := e.Config
+	cfg.Modules = []string{module}
+	app, cleanup, err := e.init(context.Background(), cfg, e.Clock)
 	if err != nil {
 		e.t.Fatalf("building app: %v", err)
 	}

@@ -1,13 +1,18 @@
 package apptest
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"os"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
+
 	"shipd/platform/config"
 	"shipd/platform/messaging/natstest"
+	"shipd/platform/postgres"
+	"shipd/platform/postgres/pgtest"
 )
 
 // Split reports whether the tests run against the split topology
@@ -25,15 +30,46 @@ func SkipInSplit(t testing.TB, why string) {
 	}
 }
 
+// moduleDatabase makes a database of its own for module, kept in
+// e.moduleDBs, and returns its URL.
+func (e *Env) moduleDatabase(module string) string {
+	e.t.Helper()
+	dsn := pgtest.NewDatabase(e.t)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Pool{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { db.Close() })
+	if e.moduleDBs == nil {
+		e.moduleDBs = map[string]*sqlx.DB{}
+	}
+	e.moduleDBs[module] = db
+	return dsn
+}
+
+// ModuleDB is the database module keeps its tables in: DB, unless the
+// split topology gave it one of its own.
+func (e *Env) ModuleDB(module string) *sqlx.DB {
+	if db, ok := e.moduleDBs[module]; ok {
+		return db
+	}
+	return e.DB
+}
+
 // startSplit starts a nats-server with JetStream, a process per module
 // reading its streams from there, the shipments and tracking processes
-// asking the channels process for channels, and nginx routing
+// asking the channels process for channels, shipments and tracking on
+// databases of their own, and nginx routing
 // deploy/nginx/shipd.conf to them. The returned Instance is the proxy; its
 // Stop stops every process.
 func (e *Env) startSplit() *Instance {
 	e.t.Helper()
 	nats := natstest.Start(e.t)
 	e.Config.EventBrokerURL = nats.URL
+	// Two modules keep their data in databases of their own (ADR 0034);
+	// channels and webhooks share the platform's.
+	e.Config.ShipmentsDatabaseURL = e.moduleDatabase("shipments")
+	e.Config.TrackingDatabaseURL = e.moduleDatabase("tracking")
 	e.Config.InternalToken = "apptest-internal-token-0123456789abcdef"
 	processes := map[string]*Instance{}
 	start := func(module string) {

@@ -52,6 +52,13 @@ type Config struct {
 	// InternalToken authenticates calls between shipd processes on
 	// /internal/; unset, no process serves /internal/.
 	InternalToken string `env:"INTERNAL_TOKEN"`
+	// The module databases: a module given one keeps its tables, its
+	// stream and its consumers' positions there, apart from DATABASE_URL,
+	// which keeps the platform tables every process shares (ADR 0034).
+	ChannelsDatabaseURL  string `env:"CHANNELS_DATABASE_URL"`
+	ShipmentsDatabaseURL string `env:"SHIPMENTS_DATABASE_URL"`
+	TrackingDatabaseURL  string `env:"TRACKING_DATABASE_URL"`
+	WebhooksDatabaseURL  string `env:"WEBHOOKS_DATABASE_URL"`
 	// MessagePollInterval is how long an idle event subscriber waits for a
 	// commit on its stream to be notified before it asks PostgreSQL anyway:
 	// the safety net under LISTEN/NOTIFY, not what read models trail by.

@@ -178,6 +178,25 @@ func TestValidate(t *testing.T) {
 		}, ""},
 		{"channels URL without scheme", func(c *config.Config) { c.ChannelsURL = "channels:8081" }, "CHANNELS_URL"},
 		{"short internal token", func(c *config.Config) { c.InternalToken = "short" }, "INTERNAL_TOKEN must be at least 32"},
+		{"a module database", func(c *config.Config) {
+			c.DatabaseURL, c.SecretKey, c.EventBrokerURL = "postgres://db/platform", goodSecret, "nats://nats:4222"
+			c.Modules, c.ShipmentsDatabaseURL = []string{"shipments", "channels"}, "postgres://db/shipments"
+		}, "modules channels and shipments keep their data in different databases"},
+		{"a module database on its own", func(c *config.Config) {
+			c.DatabaseURL, c.SecretKey, c.EventBrokerURL = "postgres://db/platform", goodSecret, "nats://nats:4222"
+			c.Modules, c.WebhooksDatabaseURL = []string{"webhooks"}, "postgres://db/webhooks"
+		}, ""},
+		{"a module database without the broker", func(c *config.Config) {
+			c.DatabaseURL, c.SecretKey = "postgres://db/platform", goodSecret
+			c.Modules, c.WebhooksDatabaseURL = []string{"webhooks"}, "postgres://db/webhooks"
+		}, "needs EVENT_BROKER_URL"},
+		{"a module database in local mode", func(c *config.Config) {
+			c.EventBrokerURL = "nats://nats:4222"
+			c.Modules, c.WebhooksDatabaseURL = []string{"webhooks"}, "postgres://db/webhooks"
+		}, "needs DATABASE_URL"},
+		{"a module database another process uses", func(c *config.Config) {
+			c.Modules, c.WebhooksDatabaseURL = []string{"channels"}, "postgres://db/webhooks"
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

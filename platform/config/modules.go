@@ -35,9 +35,57 @@ func (c Config) AsksChannelsRemotely() bool {
 	return !c.Runs("channels") && (c.Runs("shipments") || c.Runs("tracking"))
 }
 
+// moduleDatabaseURL is the database a module keeps its data in: its own
+// (<MODULE>_DATABASE_URL), or DATABASE_URL.
+func (c Config) moduleDatabaseURL(module string) string {
+	own := map[string]string{"channels": c.ChannelsDatabaseURL, "shipments": c.ShipmentsDatabaseURL,
+		"tracking": c.TrackingDatabaseURL, "webhooks": c.WebhooksDatabaseURL}[module]
+	if own != "" {
+		return own
+	}
+	return c.DatabaseURL
+}
+
+// ModuleDatabaseURL is the database of the modules this process runs,
+// which Validate makes sure is one: their tables, streams, consumer
+// positions and idempotency keys. Empty means local mode, as DATABASE_URL.
+func (c Config) ModuleDatabaseURL() string {
+	for _, m := range ModuleNames {
+		if c.Runs(m) {
+			return c.moduleDatabaseURL(m)
+		}
+	}
+	return c.DatabaseURL
+}
+
+// HasModuleDatabase reports whether this process's modules keep their data
+// apart from the platform database (DATABASE_URL).
+func (c Config) HasModuleDatabase() bool { return c.ModuleDatabaseURL() != c.DatabaseURL }
+
 // validateModules checks SHIPD_MODULES and what a split process needs.
 func (c Config) validateModules() []error {
 	var errs []error
+	var first string
+	for _, m := range ModuleNames {
+		if !c.Runs(m) {
+			continue
+		}
+		if first == "" {
+			first = m
+		} else if c.moduleDatabaseURL(m) != c.moduleDatabaseURL(first) {
+			errs = append(errs, fmt.Errorf("modules %s and %s keep their data in different databases (%s_DATABASE_URL); run them as separate processes (SHIPD_MODULES)",
+				first, m, strings.ToUpper(m)))
+			break
+		}
+	}
+	if c.HasModuleDatabase() {
+		if c.LocalMode() {
+			errs = append(errs, errors.New("a module database (<MODULE>_DATABASE_URL) needs DATABASE_URL for the platform tables: local mode has one database"))
+		}
+		if c.EventBrokerURL == "" {
+			errs = append(errs, errors.New("a module database (<MODULE>_DATABASE_URL) needs EVENT_BROKER_URL: the module's events reach the others through the broker"))
+		}
+	}
 	for _, m := range c.Modules {
 		if !slices.Contains(ModuleNames, m) {
 			errs = append(errs, fmt.Errorf("SHIPD_MODULES: no module %q; the modules are %s", m, strings.Join(ModuleNames, ", ")))

@@ -30,8 +30,9 @@ import (
 
 // App is one running instance of the service.
 type App struct {
-	cfg     config.Config
-	db      *sqlx.DB
+	cfg      config.Config
+	db       *sqlx.DB
+	platform PlatformDB
 	logger  *slog.Logger
 	bus     *messaging.Bus
 	modules []Module
@@ -41,9 +42,9 @@ type App struct {
 }
 
 // NewApp assembles routes, middleware, handlers and workers.
-func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.Bus, keys *auth.Store,
+func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Logger, bus *messaging.Bus, keys *auth.Store,
 	limiter *ratelimit.Limiter, idem *idempotency.Store, modules []Module, workers []Worker, reg *prometheus.Registry) (*App, error) {
-	a := &App{cfg: cfg, db: db, logger: logger, bus: bus, modules: modules, workers: workers}
+	a := &App{cfg: cfg, db: db, platform: platform, logger: logger, bus: bus, modules: modules, workers: workers}
 	router := httpapi.NewRouter()
 	a.router = router
 	var broker BrokerWorker
@@ -52,7 +53,7 @@ func NewApp(cfg config.Config, db *sqlx.DB, logger *slog.Logger, bus *messaging.
 			broker = b
 		}
 	}
-	addOperatorRoutes(router, db, reg, broker)
+	addOperatorRoutes(router, db, platform, reg, broker)
 	if cfg.RunsAllModules() {
 		// Its pages call every module's /v1 routes in process (ADR 0027).
 		dashboard.New(keys, limiter, router).Register(router)
@@ -140,6 +141,13 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Migrate brings the database up to date for this build.
 func (a *App) Migrate(ctx context.Context) error {
+	if a.platform.DB != a.db {
+		// Every database holds every schema (ADR 0034); the platform's is
+		// also some other process's module database.
+		if err := Migrate(ctx, a.platform.DB, Streams(a.modules), LegacyTopics(a.modules)); err != nil {
+			return fmt.Errorf("the platform database: %w", err)
+		}
+	}
 	return Migrate(ctx, a.db, Streams(a.modules), LegacyTopics(a.modules))
 }
 

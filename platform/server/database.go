@@ -31,9 +31,36 @@ func DatabaseURL(ctx context.Context, cfg config.Config) (string, error) {
 	})
 }
 
+// ModuleDatabaseURL returns the database of this process's modules: their
+// own (<MODULE>_DATABASE_URL, ADR 0034), or DatabaseURL's.
+func ModuleDatabaseURL(ctx context.Context, cfg config.Config) (string, error) {
+	if cfg.HasModuleDatabase() {
+		return cfg.ModuleDatabaseURL(), nil
+	}
+	return DatabaseURL(ctx, cfg)
+}
+
+// PlatformDB is the database of the platform tables every process shares
+// (accounts, API keys, rate limits, dashboard users): DATABASE_URL. It is
+// the module database itself unless this process's modules have their own.
+type PlatformDB struct{ *sqlx.DB }
+
 // OpenDatabase connects to the service's database.
 func OpenDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
 	dsn, err := DatabaseURL(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := postgres.Open(ctx, dsn, cfg.DatabasePool())
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() { db.Close() }, nil
+}
+
+// OpenModuleDatabase connects to the database of this process's modules.
+func OpenModuleDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
+	dsn, err := ModuleDatabaseURL(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

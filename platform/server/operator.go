@@ -24,16 +24,28 @@ import (
 //     not leaves the instance ready, since writes keep committing to the
 //     outbox, and says why under "event_broker".
 //   - /metrics: Prometheus text format.
-func addOperatorRoutes(router *mux.Router, db *sqlx.DB, reg *prometheus.Registry, broker BrokerWorker) {
+//     With a module database (ADR 0034) both databases are asked, and
+//     "databases" names each.
+func addOperatorRoutes(router *mux.Router, db *sqlx.DB, platform PlatformDB, reg *prometheus.Registry, broker BrokerWorker) {
 	router.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}).Methods(http.MethodGet)
 	router.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		answer := map[string]any{"status": "ok"}
+		if platform.DB != db {
+			answer["databases"] = map[string]string{"module": "ok", "platform": "ok"}
+			if problem := readiness(r.Context(), platform.DB); problem != "" {
+				httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "platform database: " + problem})
+				return
+			}
+		}
 		if problem := readiness(r.Context(), db); problem != "" {
+			if platform.DB != db {
+				problem = "module database: " + problem
+			}
 			httpapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": problem})
 			return
 		}
-		answer := map[string]string{"status": "ok"}
 		if broker != nil {
 			answer["event_broker"] = "ok"
 			if problem := broker.Problem(); problem != "" {

@@ -53,7 +53,7 @@ func TestRebuiltChannelListAnswersAsBeforeCorruption(t *testing.T) {
 		t.Fatal("corrupting the read model changed no answer")
 	}
 
-	report, err := env.Projections().Rebuild(t.Context(), "channels.channel_list", nil)
+	report, err := env.Projections("channels").Rebuild(t.Context(), "channels.channel_list", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,13 +32,13 @@ func TestReleaseGivesBackOnlyItsOwnClaim(t *testing.T) {
 		t.Fatalf("create shipment: %d %s", res.Status, res.Body)
 	}
 	ctx := context.Background()
-	queue := adapters.NewBookingQueue(env.DB, clock.Real{})
+	queue := adapters.NewBookingQueue(env.ModuleDB("shipments"), clock.Real{})
 	state := func() (attempts int, leased bool) {
 		var row struct {
 			Attempts int  `db:"attempts"`
 			Leased   bool `db:"leased"`
 		}
-		if err := env.DB.Get(&row, `SELECT attempts, lease_until IS NOT NULL AS leased FROM shipments.shipments`); err != nil {
+		if err := env.ModuleDB("shipments").Get(&row, `SELECT attempts, lease_until IS NOT NULL AS leased FROM shipments.shipments`); err != nil {
 			t.Fatal(err)
 		}
 		return row.Attempts, row.Leased
@@ -56,7 +56,7 @@ func TestReleaseGivesBackOnlyItsOwnClaim(t *testing.T) {
 	}
 
 	stale, _ := queue.Claim(ctx, 10, time.Minute)
-	if _, err := env.DB.Exec(`UPDATE shipments.shipments SET lease_until = now() - interval '1 second'`); err != nil {
+	if _, err := env.ModuleDB("shipments").Exec(`UPDATE shipments.shipments SET lease_until = now() - interval '1 second'`); err != nil {
 		t.Fatal(err)
 	}
 	current, _ := queue.Claim(ctx, 10, time.Minute) // another instance, after the lease ran out

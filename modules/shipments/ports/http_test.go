@@ -201,7 +201,7 @@ func TestShipmentIsBookedWithMergedPDFLabel(t *testing.T) {
 
 	// shipment.created carries the tracking numbers.
 	var payload string
-	if err := env.DB.Get(&payload, `SELECT payload::text FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.created') e`); err != nil {
+	if err := env.ModuleDB("shipments").Get(&payload, `SELECT payload::text FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.created') e`); err != nil {
 		t.Fatal(err)
 	}
 	for _, tn := range tns {
@@ -322,7 +322,7 @@ func TestCreateShipmentRejectsBadInput(t *testing.T) {
 		})
 	}
 	var n int
-	if err := env.DB.Get(&n, `SELECT count(*) FROM shipments.shipments`); err != nil || n != 0 {
+	if err := env.ModuleDB("shipments").Get(&n, `SELECT count(*) FROM shipments.shipments`); err != nil || n != 0 {
 		t.Fatalf("stored %d shipments from bad input (%v)", n, err)
 	}
 
@@ -397,7 +397,7 @@ func TestTransientCarrierFailuresAreRetried(t *testing.T) {
 		t.Fatalf("after two transient failures: %v", sh)
 	}
 	var attempts int
-	if err := env.DB.Get(&attempts, `SELECT attempts FROM shipments.shipments WHERE id = $1`, id); err != nil || attempts != 3 {
+	if err := env.ModuleDB("shipments").Get(&attempts, `SELECT attempts FROM shipments.shipments WHERE id = $1`, id); err != nil || attempts != 3 {
 		t.Errorf("attempts = %d (%v), want 3", attempts, err)
 	}
 }
@@ -411,7 +411,7 @@ func TestHangingCarrierDelaysNothingElse(t *testing.T) {
 	hung := create(t, env, key, with(shipmentBody(ch), "reference_number", "HANG-forever"))["id"].(string)
 	apptest.Eventually(t, 5*time.Second, "the hanging booking is in flight", func() bool {
 		var leased bool
-		_ = env.DB.Get(&leased, `SELECT lease_until IS NOT NULL FROM shipments.shipments WHERE id = $1`, hung)
+		_ = env.ModuleDB("shipments").Get(&leased, `SELECT lease_until IS NOT NULL FROM shipments.shipments WHERE id = $1`, hung)
 		return leased
 	})
 
@@ -514,7 +514,7 @@ func TestEditAndCancelShipment(t *testing.T) {
 		t.Errorf("carrier refusal to cancel: %v", errs)
 	}
 	var changes int
-	if err := env.DB.Get(&changes, `SELECT count(*) FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.status_changed') e WHERE payload->>'previous_status' = 'created'`); err != nil || changes != 1 {
+	if err := env.ModuleDB("shipments").Get(&changes, `SELECT count(*) FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.status_changed') e WHERE payload->>'previous_status' = 'created'`); err != nil || changes != 1 {
 		t.Errorf("created→cancelled events = %d (%v)", changes, err)
 	}
 }

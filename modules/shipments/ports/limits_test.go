@@ -57,7 +57,7 @@ func vendorChannel(t *testing.T, env *apptest.Env, key, name, provider string, s
 		t.Fatalf("creating a %s channel: %d %s", provider, res.Status, res.Body)
 	}
 	id := res.Data(t)["id"].(string)
-	if _, err := env.DB.Exec(`UPDATE channels.channels SET status = 'active' WHERE id = $1`, id); err != nil {
+	if _, err := env.ModuleDB("channels").Exec(`UPDATE channels.channels SET status = 'active' WHERE id = $1`, id); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -114,7 +114,7 @@ func TestParcelLimitPerProvider(t *testing.T) {
 		})
 	}
 	var n int
-	if err := env.DB.Get(&n, `SELECT count(*) FROM shipments.shipments`); err != nil || n != len(channels) {
+	if err := env.ModuleDB("shipments").Get(&n, `SELECT count(*) FROM shipments.shipments`); err != nil || n != len(channels) {
 		t.Errorf("%d shipments stored (%v), want the %d at their limits", n, err, len(channels))
 	}
 }

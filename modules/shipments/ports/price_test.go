@@ -129,13 +129,13 @@ func TestStoredZeroWithoutCurrencyReadsAsNull(t *testing.T) {
 		`UPDATE shipments.shipments SET state = state || '{"total_price_minor": 0, "currency": ""}' WHERE id = $1`,
 		`UPDATE shipments.shipment_list SET record = replace(record::text, '"total_price":null,"currency":null', '"total_price":0,"currency":""')::json WHERE id = $1`,
 	} {
-		if res, err := env.DB.Exec(stmt, old); err != nil {
+		if res, err := env.ModuleDB("shipments").Exec(stmt, old); err != nil {
 			t.Fatal(err)
 		} else if n, _ := res.RowsAffected(); n != 1 {
 			t.Fatalf("%d rows rewritten by %s", n, stmt)
 		}
 	}
-	if _, err := env.DB.Exec(`UPDATE shipments.shipments SET state = state || '{"total_price_minor": 0, "currency": "EUR"}' WHERE id = $1`, free); err != nil {
+	if _, err := env.ModuleDB("shipments").Exec(`UPDATE shipments.shipments SET state = state || '{"total_price_minor": 0, "currency": "EUR"}' WHERE id = $1`, free); err != nil {
 		t.Fatal(err)
 	}
 	get := func(id string) map[string]any {
@@ -150,21 +150,21 @@ func TestStoredZeroWithoutCurrencyReadsAsNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	upSQL, _, _ := strings.Cut(string(up), "-- +goose Down")
-	if _, err := env.DB.Exec(upSQL); err != nil {
+	if _, err := env.ModuleDB("shipments").Exec(upSQL); err != nil {
 		t.Fatalf("migration 00009: %v", err)
 	}
 	var state struct {
 		Price    *int64 `db:"price"`
 		Currency string `db:"currency"`
 	}
-	if err := env.DB.Get(&state, `SELECT (state->>'total_price_minor')::bigint AS price, state->>'currency' AS currency FROM shipments.shipments WHERE id = $1`, old); err != nil {
+	if err := env.ModuleDB("shipments").Get(&state, `SELECT (state->>'total_price_minor')::bigint AS price, state->>'currency' AS currency FROM shipments.shipments WHERE id = $1`, old); err != nil {
 		t.Fatal(err)
 	}
 	if state.Price != nil {
 		t.Errorf("state still holds price %d without a currency", *state.Price)
 	}
 	var record string
-	if err := env.DB.Get(&record, `SELECT record::text FROM shipments.shipment_list WHERE id = $1`, old); err != nil {
+	if err := env.ModuleDB("shipments").Get(&record, `SELECT record::text FROM shipments.shipment_list WHERE id = $1`, old); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(record, `"status":"created","total_price":null,"currency":null,"created_at"`) {

@@ -86,7 +86,7 @@ func TestRebuiltShipmentListAnswersAsBeforeCorruption(t *testing.T) {
 		{`UPDATE shipments.shipment_list_blocks SET n = n - 100`, nil},
 		{`DELETE FROM shipments.shipment_list_seq`, nil},
 	} {
-		if _, err := env.DB.Exec(c.sql, c.args...); err != nil {
+		if _, err := env.ModuleDB("shipments").Exec(c.sql, c.args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,7 +94,7 @@ func TestRebuiltShipmentListAnswersAsBeforeCorruption(t *testing.T) {
 		t.Fatal("corrupting the read model changed no answer")
 	}
 
-	if _, err := env.Projections().Rebuild(t.Context(), "shipments.shipment_list", nil); err != nil {
+	if _, err := env.Projections("shipments").Rebuild(t.Context(), "shipments.shipment_list", nil); err != nil {
 		t.Fatal(err)
 	}
 	if after := env.Answers(key, paths...); after != before {
@@ -176,7 +176,7 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 		}
 	}
 	started := time.Now()
-	report, err := env.Projections().WithOptions(projection.Options{BatchSize: 200}).Rebuild(t.Context(), "shipments.shipment_list", progress)
+	report, err := env.Projections("shipments").WithOptions(projection.Options{BatchSize: 200}).Rebuild(t.Context(), "shipments.shipment_list", progress)
 	took := time.Since(started)
 	close(stop)
 	wg.Wait()
@@ -208,10 +208,10 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 				}
 			}
 			var rows, counted int
-			_ = env.DB.Get(&rows, `SELECT count(*) FROM shipments.shipment_list WHERE NOT deleted`)
-			_ = env.DB.Get(&counted, `SELECT coalesce(sum(n),0) FROM shipments.shipment_counts`)
+			_ = env.ModuleDB("shipments").Get(&rows, `SELECT count(*) FROM shipments.shipment_list WHERE NOT deleted`)
+			_ = env.ModuleDB("shipments").Get(&counted, `SELECT coalesce(sum(n),0) FROM shipments.shipment_counts`)
 			var stored int
-			_ = env.DB.Get(&stored, `SELECT count(*) FROM shipments.shipments`)
+			_ = env.ModuleDB("shipments").Get(&stored, `SELECT count(*) FROM shipments.shipments`)
 			var errorLines []string
 			for _, line := range strings.Split(env.Logs.String(), "\n") {
 				if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
@@ -224,7 +224,7 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 			// Event delivery waits below the oldest open transaction of the
 			// whole cluster: name the oldest ones (other tests' included).
 			var open []string
-			_ = env.DB.Select(&open, `SELECT format('%s %s pid %s open %s: %s', datname, state, pid, now() - xact_start, left(query, 120))
+			_ = env.ModuleDB("shipments").Select(&open, `SELECT format('%s %s pid %s open %s: %s', datname, state, pid, now() - xact_start, left(query, 120))
 				FROM pg_stat_activity WHERE backend_xid IS NOT NULL OR backend_xmin IS NOT NULL ORDER BY xact_start LIMIT 5`)
 			t.Fatalf("not within 60 s: all %d shipments in the list; list rows %d, counted %d, stored %d; created during the rebuild and not listed: %v\nwarnings and errors logged (first and last 10):\n%s\noldest open transactions:\n%s",
 				want, rows, counted, stored, missing, strings.Join(errorLines, "\n"), strings.Join(open, "\n"))
@@ -244,7 +244,7 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 func seedShipmentEvents(t *testing.T, env *apptest.Env, n int) int {
 	t.Helper()
 	var payload []byte
-	if err := env.DB.Get(&payload, `SELECT payload FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.requested') e LIMIT 1`); err != nil {
+	if err := env.ModuleDB("shipments").Get(&payload, `SELECT payload FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.requested') e LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
 	var template contract.ShipmentRequested
@@ -256,7 +256,7 @@ func seedShipmentEvents(t *testing.T, env *apptest.Env, n int) int {
 	var batch []messaging.Event
 	published := 0
 	flush := func() {
-		if err := postgres.InTx(ctx, env.DB, func(tx *sqlx.Tx) error { return outbox.Publish(ctx, tx, batch...) }); err != nil {
+		if err := postgres.InTx(ctx, env.ModuleDB("shipments"), func(tx *sqlx.Tx) error { return outbox.Publish(ctx, tx, batch...) }); err != nil {
 			t.Fatal(err)
 		}
 		published += len(batch)

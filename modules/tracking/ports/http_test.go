@@ -181,7 +181,7 @@ func TestCreateTrackingParcelRejectsBadInput(t *testing.T) {
 	}
 	// Nothing of the refused requests was stored.
 	var n int
-	if err := env.DB.Get(&n, `SELECT count(*) FROM tracking.parcels`); err != nil || n != 1 {
+	if err := env.ModuleDB("tracking").Get(&n, `SELECT count(*) FROM tracking.parcels`); err != nil || n != 1 {
 		t.Fatalf("parcels stored: %d %v", n, err)
 	}
 }
@@ -276,7 +276,7 @@ func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
 		t.Fatalf("a refused edit changed the parcel: %v", got)
 	}
 	var updated int
-	if err := env.DB.Get(&updated, `SELECT count(*) FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated') e WHERE payload->'tracking_parcel'->>'id' = $1
+	if err := env.ModuleDB("tracking").Get(&updated, `SELECT count(*) FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated') e WHERE payload->'tracking_parcel'->>'id' = $1
 		AND payload->'tracking_parcel'->>'recipient_name' = 'Jana Nováková'`, id); err != nil || updated != 1 {
 		t.Fatalf("updated events: %d %v", updated, err)
 	}
@@ -295,7 +295,7 @@ func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
 		return len(ids(list(t, env, key, ""))) == 0
 	})
 	var deleted string
-	if err := env.DB.Get(&deleted, `SELECT payload->'tracking_parcel'->>'id' FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.deleted') e`); err != nil || deleted != id {
+	if err := env.ModuleDB("tracking").Get(&deleted, `SELECT payload->'tracking_parcel'->>'id' FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.deleted') e`); err != nil || deleted != id {
 		t.Fatalf("deleted event: %q %v", deleted, err)
 	}
 }
@@ -371,7 +371,7 @@ func TestScheduledChecksFollowTheJourney(t *testing.T) {
 	if got := getParcel(t, env, key, id); got["checks_done"] != 6.0 {
 		t.Fatalf("checked after the journey ended: %v", got["checks_done"])
 	}
-	rows, err := env.DB.Query(`SELECT payload::text FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.status_changed') e ORDER BY "offset"`)
+	rows, err := env.ModuleDB("tracking").Query(`SELECT payload::text FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.status_changed') e ORDER BY "offset"`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +446,7 @@ func TestRefreshAndFailedChecks(t *testing.T) {
 		t.Fatalf("after the failed refresh: %v", got)
 	}
 	var events int
-	if err := env.DB.Get(&events, `SELECT count(*) FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated') e WHERE payload->'tracking_parcel'->>'id' = $1`, down); err != nil || events != 0 {
+	if err := env.ModuleDB("tracking").Get(&events, `SELECT count(*) FROM (SELECT * FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated') e WHERE payload->'tracking_parcel'->>'id' = $1`, down); err != nil || events != 0 {
 		t.Fatalf("failed checks published %d updated events (%v)", events, err)
 	}
 }
@@ -513,17 +513,17 @@ func TestSeveralInstancesCheckEachParcelOnce(t *testing.T) {
 	}
 	apptest.Eventually(t, 20*time.Second, "every parcel is checked", func() bool {
 		var left int
-		if err := env.DB.Get(&left, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int = 0`); err != nil {
+		if err := env.ModuleDB("tracking").Get(&left, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int = 0`); err != nil {
 			t.Fatal(err)
 		}
 		return left == 0
 	})
 	time.Sleep(300 * time.Millisecond) // more polls by both instances: nothing is due
 	var twice, updates int
-	if err := env.DB.Get(&twice, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int <> 1`); err != nil || twice != 0 {
+	if err := env.ModuleDB("tracking").Get(&twice, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int <> 1`); err != nil || twice != 0 {
 		t.Fatalf("%d parcels checked more than once (%v)", twice, err)
 	}
-	if err := env.DB.Get(&updates, `SELECT count(*) FROM tracking.status_updates`); err != nil || updates != len(made) {
+	if err := env.ModuleDB("tracking").Get(&updates, `SELECT count(*) FROM tracking.status_updates`); err != nil || updates != len(made) {
 		t.Fatalf("%d status updates for %d parcels with one carrier event each (%v)", updates, len(made), err)
 	}
 }

@@ -99,7 +99,7 @@ func TestSandboxJourneysMoveShipments(t *testing.T) {
 			}
 			if j.finalShipment != "created" {
 				var changes []string
-				err := env.DB.Select(&changes, `SELECT (payload->>'previous_status') || '>' || (payload->'shipment'->>'status')
+				err := env.ModuleDB("shipments").Select(&changes, `SELECT (payload->>'previous_status') || '>' || (payload->'shipment'->>'status')
 					FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.status_changed') e WHERE payload->'shipment'->>'id' = $1 ORDER BY "offset"`, id)
 				if want := "pending>created,created>shipped,shipped>" + j.finalShipment; err != nil || strings.Join(changes, ",") != want {
 					t.Fatalf("shipment status changes %v (%v), want %s", changes, err, want)
@@ -111,7 +111,7 @@ func TestSandboxJourneysMoveShipments(t *testing.T) {
 		t.Fatalf("a shipment without tracking got tracking parcels: %v", sh["tracking_parcel_ids"])
 	}
 	var n int
-	if err := env.DB.Get(&n, `SELECT count(*) FROM tracking.parcels WHERE shipment_id = $1`, untrackedID); err != nil || n != 0 {
+	if err := env.ModuleDB("tracking").Get(&n, `SELECT count(*) FROM tracking.parcels WHERE shipment_id = $1`, untrackedID); err != nil || n != 0 {
 		t.Fatalf("tracking parcels of the untracked shipment: %d %v", n, err)
 	}
 }

@@ -52,7 +52,7 @@ func TestRebuiltParcelListAnswersAsBeforeCorruption(t *testing.T) {
 		{`UPDATE tracking.parcel_list SET deleted = true WHERE id = $1`, made[2]},
 		{`UPDATE tracking.parcel_list SET deleted = false WHERE id = $1`, made[5]}, // the deleted one back
 	} {
-		if _, err := env.DB.Exec(c.sql, c.id); err != nil {
+		if _, err := env.ModuleDB("tracking").Exec(c.sql, c.id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +60,7 @@ func TestRebuiltParcelListAnswersAsBeforeCorruption(t *testing.T) {
 		t.Fatal("corrupting the read model changed no answer")
 	}
 
-	if _, err := env.Projections().Rebuild(t.Context(), "tracking.parcel_list", nil); err != nil {
+	if _, err := env.Projections("tracking").Rebuild(t.Context(), "tracking.parcel_list", nil); err != nil {
 		t.Fatal(err)
 	}
 	if after := env.Answers(key, paths...); after != before {

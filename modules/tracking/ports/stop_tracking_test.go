@@ -36,7 +36,7 @@ func TestDeletingAChannelStopsItsParcels(t *testing.T) {
 		t.Errorf("the other channel's parcel stopped too: %v", tp)
 	}
 	var updated int
-	if err := env.DB.Get(&updated, `SELECT count(*) FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated'
+	if err := env.ModuleDB("tracking").Get(&updated, `SELECT count(*) FROM "watermill_tracking" WHERE metadata->>'name' = 'tracking_parcel.updated'
 		AND payload->'tracking_parcel'->>'shipping_channel_id' = $1`, gone); err != nil || updated != 2 {
 		t.Errorf("updated events of the stopped parcels: %d, %v; want 2", updated, err)
 	}
