@@ -63,7 +63,7 @@ func TestEventBrokerRestartDuringWrites(t *testing.T) {
 		t.Error("no write was acknowledged while the broker was away")
 	}
 
-	events := published(t, db, acc.id, loadEvents)
+	events := published(t, oneDatabase(db), acc.id, loadEvents)
 	byID := make(map[string]publishedEvent, len(events))
 	for _, e := range events {
 		byID[e.id] = e

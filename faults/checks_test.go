@@ -28,13 +28,13 @@ type publishedEvent struct {
 // published reads the account's events of the given types straight from
 // the module streams (watermill_<module>), the ground truth of what was
 // published, whichever instance published it and whatever happened after.
-func published(t *testing.T, db *sql.DB, accountID string, eventTypes []string) []publishedEvent {
+func published(t *testing.T, dbOf streamDatabases, accountID string, eventTypes []string) []publishedEvent {
 	t.Helper()
 	var out []publishedEvent
 	for _, et := range eventTypes {
 		resource, _, _ := strings.Cut(et, ".")
 		stream := map[string]string{"shipment": "shipments", "shipping_channel": "channels", "tracking_parcel": "tracking"}[resource]
-		rows, err := db.Query(fmt.Sprintf(`SELECT uuid, payload::text FROM "watermill_%s"
+		rows, err := dbOf(stream).Query(fmt.Sprintf(`SELECT uuid, payload::text FROM "watermill_%s"
 			WHERE metadata->>'name' = $2 AND payload->>'account_id' = $1`, stream), accountID, et)
 		if err != nil {
 			t.Fatalf("reading the outbox of %s: %v", et, err)
@@ -62,15 +62,31 @@ func published(t *testing.T, db *sql.DB, accountID string, eventTypes []string) 
 	return out
 }
 
+// streamDatabases says which database holds a module stream: one for all,
+// or with module databases (ADR 0034) the module's own.
+type streamDatabases func(stream string) *sql.DB
+
+// oneDatabase is streamDatabases of a deployment on one database.
+func oneDatabase(db *sql.DB) streamDatabases { return func(string) *sql.DB { return db } }
+
 // afterFault names what a scenario checks once its fault is over.
 type afterFault struct {
 	c      client // an instance to read through
 	db     *sql.DB
+	// streams holds the module streams when they are not all in db.
+	streams streamDatabases
 	acc    account
 	load   *writeLoad
 	rc     *receiver
 	path   string        // the receiver path of the subscription to loadEvents
 	within time.Duration // for the read model and the webhooks to catch up
+}
+
+func (x afterFault) streamsDB() streamDatabases {
+	if x.streams != nil {
+		return x.streams
+	}
+	return oneDatabase(x.db)
 }
 
 // findings are the figures a check measured, for the scenario's log.
@@ -207,7 +223,7 @@ func (x afterFault) nothingLost(t *testing.T) findings {
 	// event (shipment.created per shipment, shipping_channel.updated per
 	// acknowledged revision), which does not trust the outbox.
 	f.hooksCaughtUp = eventually(t, x.within, "every published event reached the webhook receiver", func() string {
-		events := published(t, x.db, x.acc.id, loadEvents)
+		events := published(t, x.streamsDB(), x.acc.id, loadEvents)
 		hits := x.rc.received(x.path)
 		got := map[string]bool{}
 		created := map[string]bool{}
@@ -264,7 +280,7 @@ func deliveredExactlyOnce(t *testing.T, db *sql.DB, rc *receiver, acc account, e
 			return fmt.Sprintf("%d deliveries pending", pending)
 		}
 		var problems []string
-		for _, e := range published(t, db, acc.id, events) {
+		for _, e := range published(t, oneDatabase(db), acc.id, events) {
 			for _, p := range paths {
 				if !hasEvent(rc.received(p), e.id) {
 					problems = append(problems, fmt.Sprintf("%s %s not delivered to %s", e.eventType, e.id, p))
@@ -323,9 +339,10 @@ func summarise(problems []string) string {
 // explainLag logs, for a failed check, where the shipments are: booked or
 // not in the write model, and how far each consumer group is behind.
 func (x afterFault) explainLag(t *testing.T) {
-	booking := textRows(x.db, `SELECT state->>'status' || ' due=' || booking_due::text || ' attempt=' || attempts::text || ' lease=' ||
-		coalesce((lease_until > now())::text, 'none') || ': ' || count(*) FROM shipments.shipments WHERE account_id = $1 GROUP BY 1`, x.acc.id)
-	lag := textRows(x.db, `SELECT o.consumer_group || ' on shipments: ' || count(m."offset") FROM "watermill_offsets_shipments" o
+	shipments := x.streamsDB()("shipments")
+	booking := textRows(shipments, `SELECT s || ': ' || count(*) FROM (SELECT state->>'status' || ' due=' || booking_due::text || ' attempt=' || attempts::text || ' lease=' ||
+		coalesce((lease_until > now())::text, 'none') AS s FROM shipments.shipments WHERE account_id = $1) x GROUP BY s`, x.acc.id)
+	lag := textRows(shipments, `SELECT o.consumer_group || ' on shipments: ' || count(m."offset") FROM "watermill_offsets_shipments" o
 		LEFT JOIN "watermill_shipments" m ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked) GROUP BY o.consumer_group`)
 	var dead int
 	_ = x.db.QueryRow(`SELECT count(*) FROM platform.dead_letters`).Scan(&dead)

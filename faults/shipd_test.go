@@ -23,6 +23,8 @@ import (
 type instance struct {
 	name   string
 	url    string
+	dsn    string
+	env    []string // its extra environment, for a restart
 	cmd    *exec.Cmd
 	exited chan struct{} // closed when the process is gone
 
@@ -44,13 +46,25 @@ func serveEnv(dsn, addr string, extra []string) []string {
 // The process is killed when the test ends, whatever happened.
 func startInstance(t *testing.T, name, dsn string, extraEnv ...string) *instance {
 	t.Helper()
-	addr := freeAddr(t)
+	return startInstanceAt(t, name, dsn, freeAddr(t), extraEnv...)
+}
+
+// restart starts the process again, as it was started, on the same
+// address (a proxy in front keeps routing to it).
+func (in *instance) restart(t *testing.T) *instance {
+	t.Helper()
+	in.kill()
+	return startInstanceAt(t, in.name, in.dsn, strings.TrimPrefix(in.url, "http://"), in.env...)
+}
+
+func startInstanceAt(t *testing.T, name, dsn, addr string, extraEnv ...string) *instance {
+	t.Helper()
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = serveEnv(dsn, addr, extraEnv)
 	// If the test binary itself dies (a Ctrl-C, a closed pipe), its shipd
 	// processes die with it instead of serving on, orphaned.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	in := &instance{name: name, url: "http://" + addr, cmd: cmd, exited: make(chan struct{})}
+	in := &instance{name: name, url: "http://" + addr, dsn: dsn, env: extraEnv, cmd: cmd, exited: make(chan struct{})}
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

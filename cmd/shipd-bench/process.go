@@ -105,8 +105,13 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 
 	// The lag of a steady load the instance keeps up with: an overload only
 	// shows the backlog growing.
-	lag, behind := pacedShipmentWritesSampled(ctx, s, lagDuration, &seq)
-	logf("read-model lag at %d writes/s offered: %s; p50 %s", lagRate, lag.describe(), pct(lag.lags, 50))
+	var lag pacedLag
+	var behind map[string]float64
+	flow, err := measureEventFlow(ctx, s, func() { lag, behind = pacedShipmentWritesSampled(ctx, s, lagDuration, &seq) })
+	if err != nil {
+		return err
+	}
+	logf("read-model lag at %d writes/s offered: %s; p50 %s; events end to end: %s", lagRate, lag.describe(), pct(lag.lags, 50), flow)
 	if lag.failed > 0 && lag.answered == 0 {
 		return fmt.Errorf("paced writes: all failed: %w", lag.firstErr)
 	}
@@ -132,7 +137,8 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 	quarters := lag.quarterP99s()
 	fmt.Fprintf(report, "| the same lag's p99 in each quarter of the %s, in order (flat or growing) | %s, %s, %s, %s |\n",
 		lagDuration, ms(quarters[0]), ms(quarters[1]), ms(quarters[2]), ms(quarters[3]))
-	fmt.Fprintf(report, "| most messages a consumer group was behind, `/metrics` every 5 s during those writes | %s |\n\n", describeGroupLag(behind))
+	fmt.Fprintf(report, "| most messages a consumer group was behind, `/metrics` every 5 s during those writes | %s |\n", describeGroupLag(behind))
+	fmt.Fprintf(report, "| events end to end: published by those writes and their bookings, from the first write until every consumer group had handled them | %s |\n\n", flow)
 	return nil
 }
 

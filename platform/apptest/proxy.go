@@ -15,11 +15,11 @@ import (
 	"shipd/deploy"
 )
 
-// startProxy runs nginx (Debian's package; .ci/run installs it) with
-// deploy/nginx/shipd.conf, its upstreams pointed at the module processes
-// (module name to host:port), on a private port until the test ends, and
-// returns its base URL.
-func startProxy(t testing.TB, upstreams map[string]string) string {
+// StartProxy runs nginx (Debian's package; .ci/run installs it) with
+// deploy/nginx/shipd.conf, each module's upstream pointed at its processes
+// (module name to host:port, one or more), on a private port until the
+// test ends, and returns its base URL.
+func StartProxy(t testing.TB, upstreams map[string][]string) string {
 	t.Helper()
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
@@ -94,17 +94,17 @@ http {
 var upstreamServer = regexp.MustCompile(`upstream shipd_(\w+)\s*\{\s*server [^;]+;`)
 
 // proxyConf is deploy/nginx/shipd.conf with each module's upstream at its
-// process's address.
-func proxyConf(upstreams map[string]string) (string, error) {
+// processes' addresses.
+func proxyConf(upstreams map[string][]string) (string, error) {
 	var missing []string
 	conf := upstreamServer.ReplaceAllStringFunc(deploy.NginxConf, func(block string) string {
 		module := upstreamServer.FindStringSubmatch(block)[1]
-		addr, ok := upstreams[module]
-		if !ok {
+		addrs := upstreams[module]
+		if len(addrs) == 0 {
 			missing = append(missing, module)
 			return block
 		}
-		return "upstream shipd_" + module + " { server " + addr + ";"
+		return "upstream shipd_" + module + " { server " + strings.Join(addrs, "; server ") + ";"
 	})
 	if len(missing) > 0 {
 		return "", fmt.Errorf("no process for the proxy's upstreams %v", missing)

@@ -82,15 +82,15 @@ func (e *Env) startSplit() *Instance {
 	for _, m := range config.ModuleNames[1:] {
 		start(m)
 	}
-	upstreams := map[string]string{}
+	upstreams := map[string][]string{}
 	for m, in := range processes {
 		u, err := url.Parse(in.URL)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		upstreams[m] = u.Host
+		upstreams[m] = []string{u.Host}
 	}
-	proxy := startProxy(e.t, upstreams)
+	proxy := StartProxy(e.t, upstreams)
 	return &Instance{URL: proxy, env: e, stop: func() error {
 		var errs []error
 		for _, in := range processes {

@@ -149,6 +149,17 @@ func (b *Broker) EnsureStreams(streams []string) error {
 	return nil
 }
 
+// brokerMaxAckPending is how many of a group's messages may be delivered
+// and not acknowledged: ten batches. One reader holds a batch at a time
+// (its turn), and a reader that crashed leaves its batch unacknowledged
+// until the ack wait. The limit must stay out of reach: nats-server 2.9
+// keeps a no-wait pull that meets it waiting, with no expiry, after the
+// client gave up on it, and later delivers messages to that dead request,
+// which come again only after the ack wait, and again to the next one
+// (measured: a group stalled for minutes after a kill -9 with the limit
+// at one batch).
+const brokerMaxAckPending = 10 * brokerBatch
+
 // pullConsumer makes, or brings up to date, a durable pull consumer of a
 // JetStream stream for a consumer group (brokerReader).
 func (b *Broker) pullConsumer(ctx context.Context, stream, durable string) (jetstream.Consumer, error) {
@@ -157,7 +168,7 @@ func (b *Broker) pullConsumer(ctx context.Context, stream, durable string) (jets
 		Description:   "shipd consumer group " + durable,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       brokerAckWait,
-		MaxAckPending: brokerBatch,
+		MaxAckPending: brokerMaxAckPending,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 	}
 	// The older API sees push consumers, which the newer does not.
@@ -178,4 +189,28 @@ func (b *Broker) pullConsumer(ctx context.Context, stream, durable string) (jets
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverPolicy(info.Config.DeliverPolicy), info.Config.OptStartSeq
 	}
 	return b.jsx.CreateOrUpdateConsumer(ctx, stream, cfg)
+}
+
+// brokerWakeSubject is where the forwarder says, in a plain NATS message
+// outside JetStream, that it stored more of a stream: idle readers of the
+// stream take a turn at once rather than at their next poll.
+func brokerWakeSubject(stream string) string { return "shipd.wake." + stream }
+
+// wake tells a stream's idle readers, in every instance, that it has more.
+func (b *Broker) wake(stream string) { _ = b.conn.Publish(brokerWakeSubject(stream), nil) }
+
+// wakeups is a signal of the forwarder's wake-ups of stream; stop ends it.
+// Wake-ups that come while one waits unread are one.
+func (b *Broker) wakeups(stream string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	sub, err := b.conn.Subscribe(brokerWakeSubject(stream), func(*nats.Msg) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return ch, func() {} // the poll interval stands in
+	}
+	return ch, func() { _ = sub.Unsubscribe() }
 }

@@ -32,19 +32,21 @@ const brokerBatch = 100
 //
 // Every instance's reader of a group pulls from the same durable JetStream
 // consumer. Holding the group's lock is a reader's turn: it pulls what the
-// consumer has under the lock, so two instances do not hold neighbouring
-// batches. An idle reader waits for the first message outside the lock,
-// so that one message may be in another reader's hands when a turn
-// begins. The position in platform.broker_offsets settles the rest: a
+// consumer has under the lock, without waiting, so no message of the group
+// is in two readers' hands at once. An idle reader holds nothing: it waits
+// for the forwarder's wake-up (Broker.wakeups) and then takes a turn. The
+// position in platform.broker_offsets settles what a crash leaves: a
 // reader applies only the message right after it, passes over (and
 // acknowledges) what is at or before it, a redelivery whose acknowledgement
-// was lost, and gives back what lies beyond a gap.
+// was lost, and gives back what lies beyond a gap (messages a crashed
+// reader held come back after the ack wait).
 type brokerReader struct {
 	broker   *Broker
 	group    string // the consumer group
 	stream   string // the module stream
 	begin    groupBeginner
 	deadline time.Duration // how long a handler may take with a message
+	poll     time.Duration // how long an idle reader waits for a wake-up before it pulls anyway
 	logger   watermill.LoggerAdapter
 
 	closing   chan struct{}
@@ -57,7 +59,7 @@ func (b *Bus) brokerReader(consumerGroup, stream string) *brokerReader {
 		broker: b.config.Broker, group: consumerGroup, stream: stream,
 		begin: groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), key: "consumer:broker/" + consumerGroup, slots: b.slots,
 			state: &groupState{flushTimeout: b.config.AckDeadline}},
-		deadline: b.config.AckDeadline, logger: b.logger,
+		deadline: b.config.AckDeadline, poll: b.config.PollInterval, logger: b.logger,
 		closing: make(chan struct{}),
 	}
 }
@@ -109,20 +111,21 @@ func (r *brokerReader) pause(d time.Duration) bool {
 }
 
 func (r *brokerReader) run(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) {
+	wake, stop := r.broker.wakeups(r.stream)
+	defer stop()
 	busy := true // look at once when starting
 	for !r.closed() {
-		var first []jetstream.Msg
 		if !busy {
-			msgs, err := r.await(consumer.Fetch(1, jetstream.FetchMaxWait(brokerLongPoll)))
-			if len(msgs) == 0 {
-				if err != nil && !r.recover(ctx, &consumer, err) {
-					return
-				}
-				continue
+			// Idle: wait for the forwarder to say it stored more, or the
+			// poll interval at most (a wake-up lost to a reconnect).
+			select {
+			case <-r.closing:
+				return
+			case <-wake:
+			case <-time.After(r.poll):
 			}
-			first = msgs
 		}
-		n, err := r.turn(ctx, consumer, first, out)
+		n, err := r.turn(ctx, consumer, out)
 		if err != nil {
 			if !r.recover(ctx, &consumer, err) {
 				return
@@ -161,36 +164,6 @@ func consumerGone(err error) bool {
 		errors.Is(err, nats.ErrNoResponders)
 }
 
-// brokerLongPoll is how long an idle reader's pull waits at the broker. A
-// message that arrives meanwhile is delivered at once; JetStream answers
-// pulls much shorter than this (tens of milliseconds) late, if at all, and
-// the client then waits a second more.
-const brokerLongPoll = 5 * time.Second
-
-// await collects a pull's messages, unless the reader closes first: what
-// the pull brings after that goes back to the broker.
-func (r *brokerReader) await(batch jetstream.MessageBatch, err error) ([]jetstream.Msg, error) {
-	if err != nil {
-		return nil, err
-	}
-	type result struct {
-		msgs []jetstream.Msg
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		msgs, err := collect(batch, nil)
-		done <- result{msgs, err}
-	}()
-	select {
-	case res := <-done:
-		return res.msgs, res.err
-	case <-r.closing:
-		go func() { giveBack((<-done).msgs) }()
-		return nil, nil
-	}
-}
-
 func collect(batch jetstream.MessageBatch, err error) ([]jetstream.Msg, error) {
 	if err != nil {
 		return nil, err
@@ -206,21 +179,18 @@ func collect(batch jetstream.MessageBatch, err error) ([]jetstream.Msg, error) {
 }
 
 // turn is the group's turn, under its lock: it takes what the consumer
-// has, up to a batch with the first message already in hand, applies it in
-// one transaction and acknowledges what it applied or passed over; the
-// rest goes back to the broker. It returns how many messages it applied or
-// passed over, and an error when it could not take its turn (its first
-// message, if any, given back).
-func (r *brokerReader) turn(ctx context.Context, consumer jetstream.Consumer, first []jetstream.Msg, out chan<- *message.Message) (int, error) {
+// has, up to a batch, applies it in one transaction and acknowledges what
+// it applied or passed over; the rest goes back to the broker. It returns
+// how many messages it applied or passed over, and an error when it could
+// not take its turn.
+func (r *brokerReader) turn(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) (int, error) {
 	tx, err := r.begin.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
-		giveBack(first)
 		return 0, fmt.Errorf("beginning a batch's transaction: %w", err)
 	}
 	// A pull that ends in a status after some messages (the group's limit
 	// of unacknowledged messages reached, say) still gives those.
-	more, pullErr := collect(consumer.FetchNoWait(brokerBatch - len(first)))
-	msgs := append(first, more...)
+	msgs, pullErr := collect(consumer.FetchNoWait(brokerBatch))
 	if len(msgs) == 0 {
 		_ = tx.Rollback()
 		return 0, pullErr

@@ -63,7 +63,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		router.AddNoPublisherHandler("forward."+s, s, sub, f.forward(BrokerSubject(s)))
+		router.AddNoPublisherHandler("forward."+s, s, sub, f.forward(s))
 	}
 	if err := runRouter(ctx, router); err != nil {
 		return fmt.Errorf("forwarding to the event broker: %w", err)
@@ -77,7 +77,8 @@ func (f *Forwarder) Run(ctx context.Context) error {
 // one round trip per batch, not per message. The messages go out in order
 // on one connection, and JetStream stores them in that order. A group going
 // one by one after a failed batch waits for each acknowledgement.
-func (f *Forwarder) forward(subject string) message.NoPublishHandlerFunc {
+func (f *Forwarder) forward(stream string) message.NoPublishHandlerFunc {
+	subject := BrokerSubject(stream)
 	return func(m *message.Message) error {
 		ctx := m.Context()
 		// While the broker is away the message waits here, not in a loop of
@@ -95,13 +96,16 @@ func (f *Forwarder) forward(subject string) message.NoPublishHandlerFunc {
 				if err != nil {
 					return err
 				}
-				acks := stx.batch("broker.forward", func() atCommit { return &publishAcks{} }).(*publishAcks)
+				acks := stx.batch("broker.forward", func() atCommit { return &publishAcks{wake: func() { f.broker.wake(stream) }} }).(*publishAcks)
 				acks.futures = append(acks.futures, ack)
 				return nil
 			}
 		}
-		_, err = f.broker.js.PublishMsg(out, nats.Context(ctx))
-		return err
+		if _, err := f.broker.js.PublishMsg(out, nats.Context(ctx)); err != nil {
+			return err
+		}
+		f.broker.wake(stream)
+		return nil
 	}
 }
 
@@ -109,7 +113,10 @@ func (f *Forwarder) forward(subject string) message.NoPublishHandlerFunc {
 // its offset commits. One that fails rolls the batch back: it is read
 // again, a message at a time, and JetStream stores again only what it
 // had not stored (the message ids).
-type publishAcks struct{ futures []nats.PubAckFuture }
+type publishAcks struct {
+	futures []nats.PubAckFuture
+	wake    func() // tells the stream's idle readers, once all is stored
+}
 
 func (p *publishAcks) Write(ctx context.Context, _ *sqlx.Tx) error {
 	for _, f := range p.futures {
@@ -121,6 +128,7 @@ func (p *publishAcks) Write(ctx context.Context, _ *sqlx.Tx) error {
 			return fmt.Errorf("waiting for the event broker to store a batch: %w", ctx.Err())
 		}
 	}
+	p.wake()
 	return nil
 }
 

@@ -51,6 +51,14 @@ func (h BookShipmentHandler) Handle(ctx context.Context, shipmentID string, give
 	}
 	st := sh.State()
 	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
+	if fault.Is(err, fault.KindUnavailable) {
+		// The channels process cannot be asked now (ADR 0033): tried again
+		// later, like a carrier that does not answer.
+		return h.unavailable(ctx, shipmentID, giveUp, err)
+	}
+	if err != nil && !fault.Is(err, fault.KindNotFound) && !fault.Is(err, fault.KindForbidden) {
+		return err // the worker tries again later
+	}
 	if err != nil || !ch.Active() {
 		return h.reject(ctx, shipmentID, []domain.Problem{{Field: "shipping_channel_id", Message: "the shipping channel is no longer active"}})
 	}

@@ -49,6 +49,9 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) (
 	}
 	st := sh.State()
 	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
+	if fault.Is(err, fault.KindUnavailable) {
+		return contract.Shipment{}, err // 503: the channels process cannot be asked now
+	}
 	if err != nil {
 		return contract.Shipment{}, fault.Field("shipping_channel_id", "the shipment's channel is gone; it cannot be cancelled through shipd")
 	}
