@@ -96,25 +96,34 @@ func sampleGroupLag(ctx context.Context, s *service) map[string]float64 {
 			return worst
 		case <-time.After(5 * time.Second):
 		}
-		status, body, err := s.do(http.MethodGet, "/metrics", "")
-		if err != nil || status != http.StatusOK {
-			continue
-		}
-		now := map[string]float64{}
-		for _, line := range strings.Split(string(body), "\n") {
-			if !strings.HasPrefix(line, "shipd_event_handler_lag_messages{") {
-				continue
-			}
-			_, group, ok := strings.Cut(line, `consumer_group="`)
-			group, _, _ = strings.Cut(group, `"`)
-			v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			if ok && err == nil {
-				now[group] += v
-				worst[group] = max(worst[group], now[group])
-			}
+		now := groupLag(s)
+		for group, v := range now {
+			worst[group] = max(worst[group], v)
 		}
 		logf("messages behind by group: %s", describeGroupLag(now))
 	}
+}
+
+// groupLag reads shipd_event_handler_lag_messages by consumer group from
+// /metrics (nil when it cannot be read).
+func groupLag(s *service) map[string]float64 {
+	status, body, err := s.do(http.MethodGet, "/metrics", "")
+	if err != nil || status != http.StatusOK {
+		return nil
+	}
+	now := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "shipd_event_handler_lag_messages{") {
+			continue
+		}
+		_, group, ok := strings.Cut(line, `consumer_group="`)
+		group, _, _ = strings.Cut(group, `"`)
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if ok && err == nil {
+			now[group] += v
+		}
+	}
+	return now
 }
 
 // describeGroupLag lists the groups that were behind, most first.

@@ -164,6 +164,7 @@ func consumerGone(err error) bool {
 		errors.Is(err, nats.ErrNoResponders)
 }
 
+// collect reads a pull's messages; a pull that found none is no error.
 func collect(batch jetstream.MessageBatch, err error) ([]jetstream.Msg, error) {
 	if err != nil {
 		return nil, err
@@ -212,7 +213,7 @@ func (r *brokerReader) turn(ctx context.Context, consumer jetstream.Consumer, ou
 			continue
 		}
 		if seq != applied+1 {
-			break // what comes before it is in another reader's hands, or due again
+			break // what comes before it was held by a reader that crashed: due again after the ack wait
 		}
 		answer, err := r.pass(ctx, tx, m, out)
 		if err != nil {
