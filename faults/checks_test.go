@@ -71,15 +71,15 @@ func oneDatabase(db *sql.DB) streamDatabases { return func(string) *sql.DB { ret
 
 // afterFault names what a scenario checks once its fault is over.
 type afterFault struct {
-	c      client // an instance to read through
-	db     *sql.DB
+	c  client // an instance to read through
+	db *sql.DB
 	// streams holds the module streams when they are not all in db.
 	streams streamDatabases
-	acc    account
-	load   *writeLoad
-	rc     *receiver
-	path   string        // the receiver path of the subscription to loadEvents
-	within time.Duration // for the read model and the webhooks to catch up
+	acc     account
+	load    *writeLoad
+	rc      *receiver
+	path    string        // the receiver path of the subscription to loadEvents
+	within  time.Duration // for the read model and the webhooks to catch up
 }
 
 func (x afterFault) streamsDB() streamDatabases {

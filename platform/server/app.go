@@ -33,12 +33,12 @@ type App struct {
 	cfg      config.Config
 	db       *sqlx.DB
 	platform PlatformDB
-	logger  *slog.Logger
-	bus     *messaging.Bus
-	modules []Module
-	workers []Worker
-	handler http.Handler
-	router  *mux.Router
+	logger   *slog.Logger
+	bus      *messaging.Bus
+	modules  []Module
+	workers  []Worker
+	handler  http.Handler
+	router   *mux.Router
 }
 
 // NewApp assembles routes, middleware, handlers and workers.
