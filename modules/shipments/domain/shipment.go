@@ -4,7 +4,9 @@ package domain
 
 import (
 	"maps"
+	"reflect"
 	"slices"
+	"strconv"
 	"time"
 
 	"shipd/platform/carrier"
@@ -120,7 +122,7 @@ func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, 
 		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
 	}
 	if len(trackingNumbers) != len(sh.s.Parcels) {
-		return fault.Unavailable("the carrier returned " + itoa(len(trackingNumbers)) + " tracking numbers for " + itoa(len(sh.s.Parcels)) + " parcels")
+		return fault.Unavailable("the carrier returned " + strconv.Itoa(len(trackingNumbers)) + " tracking numbers for " + strconv.Itoa(len(sh.s.Parcels)) + " parcels")
 	}
 	for i := range sh.s.Parcels {
 		tn := trackingNumbers[i]
@@ -177,7 +179,7 @@ func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTrack
 		sh.s.ReferenceNumber = *reference
 		changed = true
 	}
-	if metadata != nil && !equalJSONMaps(metadata, sh.s.Metadata) {
+	if metadata != nil && !reflect.DeepEqual(metadata, sh.s.Metadata) { // decoded JSON objects
 		sh.s.Metadata = maps.Clone(metadata)
 		changed = true
 	}
