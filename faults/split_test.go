@@ -4,6 +4,7 @@ package faults
 
 import (
 	"bufio"
+	"cmp"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -53,7 +54,7 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 		"shipments":  startInstance(t, "shipments", dsn, with("SHIPD_MODULES=shipments")...),
 		"tracking":   startInstance(t, "tracking", dsn, with("SHIPD_MODULES=tracking")...),
 		"tracking-b": startInstance(t, "tracking-b", dsn, with("SHIPD_MODULES=tracking")...),
-		"webhooks":   startInstance(t, "webhooks", dsn, with("SHIPD_MODULES=webhooks", "LOG_LEVEL="+cmpOr(os.Getenv("SHIPD_FAULTS_WEBHOOKS_LOG"), "warn"))...),
+		"webhooks":   startInstance(t, "webhooks", dsn, with("SHIPD_MODULES=webhooks", "LOG_LEVEL="+cmp.Or(os.Getenv("SHIPD_FAULTS_WEBHOOKS_LOG"), "warn"))...),
 	}
 	hostOf := func(name string) string { u, _ := url.Parse(procs[name].url); return u.Host }
 	proxy := apptest.StartProxy(t, map[string][]string{
@@ -240,11 +241,4 @@ func explainBrokerLag(t *testing.T, natsURL string, dbs map[string]*sql.DB) {
 	for name, db := range dbs {
 		t.Logf("positions in %s: %v", name, textRows(db, `SELECT consumer_group || ' ' || stream || ' ' || stream_sequence FROM platform.broker_offsets ORDER BY 1`))
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -96,7 +96,10 @@ func sampleGroupLag(ctx context.Context, s *service) map[string]float64 {
 			return worst
 		case <-time.After(5 * time.Second):
 		}
-		now := groupLag(s)
+		now, err := groupLag(s)
+		if err != nil {
+			continue
+		}
 		for group, v := range now {
 			worst[group] = max(worst[group], v)
 		}
@@ -105,11 +108,11 @@ func sampleGroupLag(ctx context.Context, s *service) map[string]float64 {
 }
 
 // groupLag reads shipd_event_handler_lag_messages by consumer group from
-// /metrics (nil when it cannot be read).
-func groupLag(s *service) map[string]float64 {
+// /metrics.
+func groupLag(s *service) (map[string]float64, error) {
 	status, body, err := s.do(http.MethodGet, "/metrics", "")
 	if err != nil || status != http.StatusOK {
-		return nil
+		return nil, fmt.Errorf("GET /metrics: %d %v", status, err)
 	}
 	now := map[string]float64{}
 	for _, line := range strings.Split(string(body), "\n") {
@@ -123,7 +126,7 @@ func groupLag(s *service) map[string]float64 {
 			now[group] += v
 		}
 	}
-	return now
+	return now, nil
 }
 
 // describeGroupLag lists the groups that were behind, most first.

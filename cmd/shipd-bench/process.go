@@ -309,17 +309,13 @@ func awaitNoEventLag(ctx context.Context, s *service) (time.Duration, error) {
 func awaitNoEventLagWithin(ctx context.Context, s *service, limit time.Duration) (time.Duration, error) {
 	start := time.Now()
 	for time.Since(start) < limit {
-		status, body, err := s.do(http.MethodGet, "/metrics", "")
-		if err != nil || status != http.StatusOK {
-			return 0, fmt.Errorf("GET /metrics: %d %v", status, err)
+		lag, err := groupLag(s)
+		if err != nil {
+			return 0, err
 		}
 		waiting := 0.0
-		for _, line := range strings.Split(string(body), "\n") {
-			if strings.HasPrefix(line, "shipd_event_handler_lag_messages{") {
-				if v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64); err == nil {
-					waiting += v
-				}
-			}
+		for _, v := range lag {
+			waiting += v
 		}
 		if waiting == 0 {
 			return time.Since(start), nil

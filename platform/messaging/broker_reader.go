@@ -117,12 +117,16 @@ func (r *brokerReader) run(ctx context.Context, consumer jetstream.Consumer, out
 	for !r.closed() {
 		if !busy {
 			// Idle: wait for the forwarder to say it stored more, or the
-			// poll interval at most (a wake-up lost to a reconnect).
+			// poll interval at most (a wake-up lost to a reconnect), when
+			// the broker is asked, not PostgreSQL, whether a turn is due.
 			select {
 			case <-r.closing:
 				return
 			case <-wake:
 			case <-time.After(r.poll):
+				if !r.due(ctx, consumer) {
+					continue
+				}
 			}
 		}
 		n, err := r.turn(ctx, consumer, out)
@@ -135,6 +139,14 @@ func (r *brokerReader) run(ctx context.Context, consumer jetstream.Consumer, out
 		}
 		busy = n > 0
 	}
+}
+
+// due reports whether the consumer has messages to deliver or waiting for
+// an acknowledgement (a crashed reader's, due again after the ack wait);
+// when the broker cannot say, a turn finds out.
+func (r *brokerReader) due(ctx context.Context, consumer jetstream.Consumer) bool {
+	info, err := consumer.Info(ctx)
+	return err != nil || info.NumPending > 0 || info.NumAckPending > 0
 }
 
 // recover pauses after a failure and makes the consumer again if it is

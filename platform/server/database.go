@@ -47,7 +47,12 @@ type PlatformDB struct{ *sqlx.DB }
 
 // OpenDatabase connects to the service's database.
 func OpenDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
-	dsn, err := DatabaseURL(ctx, cfg)
+	return openAt(ctx, cfg, DatabaseURL)
+}
+
+// openAt connects to the database that where finds.
+func openAt(ctx context.Context, cfg config.Config, where func(context.Context, config.Config) (string, error)) (*sqlx.DB, func(), error) {
+	dsn, err := where(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,15 +65,7 @@ func OpenDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), err
 
 // OpenModuleDatabase connects to the database of this process's modules.
 func OpenModuleDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(), error) {
-	dsn, err := ModuleDatabaseURL(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	db, err := postgres.Open(ctx, dsn, cfg.DatabasePool())
-	if err != nil {
-		return nil, nil, err
-	}
-	return db, func() { db.Close() }, nil
+	return openAt(ctx, cfg, ModuleDatabaseURL)
 }
 
 // Migrate applies the schema migrations, creates every stream's tables and

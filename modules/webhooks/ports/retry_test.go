@@ -180,10 +180,18 @@ func TestRetentionPurgesOldLogs(t *testing.T) {
 		t.Fatalf("kept the wrong log: %v", logs)
 	}
 	// Both deliveries succeeded, so neither is kept; the newer log keeps
-	// its event's body, the older event's body went with its log.
+	// its event's body, the older event's body went with its log (a
+	// statement of the purge after the logs' one: waited for).
 	var deliveries, bodies int
-	_ = env.DB.Get(&deliveries, `SELECT count(*) FROM webhooks.deliveries`)
-	_ = env.DB.Get(&bodies, `SELECT count(*) FROM webhooks.event_bodies`)
+	counted := func() bool {
+		_ = env.DB.Get(&deliveries, `SELECT count(*) FROM webhooks.deliveries`)
+		_ = env.DB.Get(&bodies, `SELECT count(*) FROM webhooks.event_bodies`)
+		return deliveries == 0 && bodies == 1
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !counted() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if deliveries != 0 || bodies != 1 {
 		t.Fatalf("%d deliveries and %d bodies kept, want none and 1", deliveries, bodies)
 	}
