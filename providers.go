@@ -33,6 +33,7 @@ import (
 	"shipd/platform/ratelimit"
 	"shipd/platform/secrets"
 	"shipd/platform/server"
+	"shipd/platform/usecase"
 )
 
 // platformSet provides the shared infrastructure every module uses.
@@ -55,8 +56,16 @@ var platformSet = wire.NewSet(
 	wire.Bind(new(prometheus.Registerer), new(*prometheus.Registry)),
 	metrics.NewCarrierCalls,
 	metrics.NewWebhookAttempts,
+	metrics.NewUseCases,
+	useCaseObserver,
 	channelsFacade,
 )
+
+// useCaseObserver is where every module's commands and queries report:
+// the server's logger and /metrics.
+func useCaseObserver(logger *slog.Logger, runs *metrics.UseCases) usecase.Observer {
+	return usecase.Observer{Logger: logger, Metrics: runs}
+}
 
 // dsn is where the database is: DATABASE_URL, or the local cluster, started.
 type dsn string

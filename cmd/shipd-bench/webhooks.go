@@ -28,6 +28,7 @@ import (
 	"shipd/platform/messaging"
 	"shipd/platform/secrets"
 	"shipd/platform/server"
+	"shipd/platform/usecase/usecasetest"
 )
 
 // deliveryConcurrency is WEBHOOK_CONCURRENCY of the delivering instance and
@@ -367,7 +368,7 @@ func bookkeepingOnly(ctx context.Context, api *service, n int) (float64, error) 
 		return 0, err
 	}
 	store := adapters.NewDeliveryStore(api.db, box, clock.Real{})
-	deliver := command.NewDeliverWebhookHandler(store, instantReceiver{}, clock.Real{})
+	deliver := command.NewDeliverWebhookHandler(store, instantReceiver{}, clock.Real{}, usecasetest.Observer())
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	loop := server.ClaimLoop[command.DueDelivery]{

@@ -21,9 +21,9 @@ import (
 // writes standing, exactly as a rolled-back transaction of its own would.
 //
 // Inside a scope, InTx returns before anything is committed, so a handler
-// must not read its own write back through another connection, nor take a
-// lock after a write through one: that would wait for itself. Every handler
-// of a POST writes last.
+// reads its own write back only through Reader (the scope's transaction),
+// never through another connection, and takes no lock after a write through
+// one: that would wait for itself.
 type Scope struct {
 	db       *sqlx.DB
 	ctx      context.Context
@@ -116,4 +116,15 @@ func (s *Scope) Rollback() {
 	if s.tx != nil {
 		_ = s.tx.Rollback()
 	}
+}
+
+// Reader is what a read on db should go through under ctx: the scope's
+// transaction once it has begun, so a handler that wrote under a scope reads
+// its own write back (a command's result is read through a query, ADR
+// 0035); db itself otherwise.
+func Reader(ctx context.Context, db *sqlx.DB) sqlx.QueryerContext {
+	if s := scopeOf(ctx, db); s != nil && s.tx != nil && !s.finished {
+		return s.tx
+	}
+	return db
 }

@@ -74,7 +74,7 @@ func (r *PostgresRepository) Add(ctx context.Context, ch *domain.Channel, events
 
 // Get loads one channel.
 func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Channel, error) {
-	return r.load(ctx, r.db, id, "")
+	return r.load(ctx, postgres.Reader(ctx, r.db), id, "")
 }
 
 // Update changes one channel under a row lock.

@@ -5,9 +5,11 @@ package app
 import (
 	"shipd/modules/channels/app/command"
 	"shipd/modules/channels/app/query"
+	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/usecase"
 )
 
 // Application is everything the module's ports may ask of it.
@@ -18,34 +20,34 @@ type Application struct {
 
 // Commands are the write use cases.
 type Commands struct {
-	CreateChannel   command.CreateChannelHandler
-	UpdateChannel   command.UpdateChannelHandler
-	DeleteChannel   command.DeleteChannelHandler
-	ValidateChannel command.ValidateChannelHandler
+	CreateChannel   usecase.CommandHandler[command.CreateChannel]
+	UpdateChannel   usecase.CommandHandler[command.UpdateChannel]
+	DeleteChannel   usecase.CommandHandler[command.DeleteChannel]
+	ValidateChannel usecase.CommandHandler[command.ValidateChannel]
 }
 
 // Queries are the read use cases.
 type Queries struct {
-	GetChannel    query.GetChannelHandler
-	ListChannels  query.ListChannelsHandler
-	ListProviders query.ListProvidersHandler
-	ChannelForUse query.ChannelForUseHandler
+	GetChannel    usecase.QueryHandler[query.GetChannel, contract.ShippingChannel]
+	ListChannels  usecase.QueryHandler[query.ListChannels, query.ChannelPage]
+	ListProviders usecase.QueryHandler[query.ListProviders, []carrier.ProviderInfo]
+	ChannelForUse usecase.QueryHandler[query.ChannelForUse, contract.ChannelAccess]
 }
 
-// New wires the use cases to their ports.
-func New(repo domain.Repository, list query.ChannelList, providers *carrier.Registry, clk clock.Clock) Application {
+// New wires the use cases to their ports; each reports to obs.
+func New(repo domain.Repository, list query.ChannelList, providers *carrier.Registry, clk clock.Clock, obs usecase.Observer) Application {
 	return Application{
 		Commands: Commands{
-			CreateChannel:   command.NewCreateChannelHandler(repo, providers, clk),
-			UpdateChannel:   command.NewUpdateChannelHandler(repo, providers, clk),
-			DeleteChannel:   command.NewDeleteChannelHandler(repo, clk),
-			ValidateChannel: command.NewValidateChannelHandler(repo, providers, clk),
+			CreateChannel:   command.NewCreateChannelHandler(repo, providers, clk, obs),
+			UpdateChannel:   command.NewUpdateChannelHandler(repo, providers, clk, obs),
+			DeleteChannel:   command.NewDeleteChannelHandler(repo, clk, obs),
+			ValidateChannel: command.NewValidateChannelHandler(repo, providers, clk, obs),
 		},
 		Queries: Queries{
-			GetChannel:    query.NewGetChannelHandler(repo),
-			ListChannels:  query.NewListChannelsHandler(list),
-			ListProviders: query.NewListProvidersHandler(providers),
-			ChannelForUse: query.NewChannelForUseHandler(repo),
+			GetChannel:    query.NewGetChannelHandler(repo, obs),
+			ListChannels:  query.NewListChannelsHandler(list, obs),
+			ListProviders: query.NewListProvidersHandler(providers, obs),
+			ChannelForUse: query.NewChannelForUseHandler(repo, obs),
 		},
 	}
 }

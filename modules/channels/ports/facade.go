@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"shipd/modules/channels/app"
+	"shipd/modules/channels/app/query"
 	"shipd/modules/channels/contract"
 )
 
@@ -19,5 +20,5 @@ var _ contract.Channels = (*Facade)(nil)
 
 // ChannelForUse returns a channel with its decrypted settings.
 func (f *Facade) ChannelForUse(ctx context.Context, accountID, channelID string) (contract.ChannelAccess, error) {
-	return f.app.Queries.ChannelForUse.Handle(ctx, accountID, channelID)
+	return f.app.Queries.ChannelForUse.Handle(ctx, query.ChannelForUse{AccountID: accountID, ChannelID: channelID})
 }

@@ -2,8 +2,10 @@
 package ports
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 
 	"github.com/gorilla/mux"
 
@@ -12,6 +14,8 @@ import (
 	"shipd/modules/channels/app/query"
 	"shipd/modules/channels/domain"
 	"shipd/platform/auth"
+	"shipd/platform/carrier"
+	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/fault"
 	"shipd/platform/httpapi"
@@ -22,11 +26,13 @@ import (
 type HTTPServer struct {
 	app     app.Application
 	baseURL string
+	clock   clock.Clock // dates the ids of new channels
 }
 
-// NewHTTPServer returns the HTTP port.
-func NewHTTPServer(application app.Application, cfg config.Config) HTTPServer {
-	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL}
+// NewHTTPServer serves the application under cfg's public base URL (in
+// Location headers and list links).
+func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
+	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
 }
 
 // Register adds the routes to the authenticated /v1 router.
@@ -62,16 +68,17 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	if req.Settings == nil {
 		req.Settings = map[string]any{}
 	}
-	ch, err := h.app.Commands.CreateChannel.Handle(r.Context(), command.CreateChannel{
-		AccountID: auth.RequestPrincipal(r).AccountID, Name: req.Name, Description: req.Description,
+	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.ShippingChannel, h.clock.Now())
+	err := h.app.Commands.CreateChannel.Handle(r.Context(), command.CreateChannel{
+		AccountID: accountID, ChannelID: id, Name: req.Name, Description: req.Description,
 		Provider: req.Provider, Settings: req.Settings,
 	})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipping-channels/"+ch.ID)
-	httpapi.WriteData(w, http.StatusCreated, ch, "Shipping channel created successfully")
+	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipping-channels/"+id)
+	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: accountID, ID: id}, http.StatusCreated, "Shipping channel created successfully")
 }
 
 // updateRequest is the body of PUT and PATCH: absent fields stay as they are.
@@ -104,15 +111,16 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request, merge bool) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	ch, err := h.app.Commands.UpdateChannel.Handle(r.Context(), command.UpdateChannel{
-		AccountID: auth.RequestPrincipal(r).AccountID, ID: id, Name: req.Name, Description: req.Description,
+	accountID := auth.RequestPrincipal(r).AccountID
+	err = h.app.Commands.UpdateChannel.Handle(r.Context(), command.UpdateChannel{
+		AccountID: accountID, ID: id, Name: req.Name, Description: req.Description,
 		Settings: settings, MergeSettings: merge, Status: req.Status,
 	})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteData(w, http.StatusOK, ch, "Shipping channel updated successfully")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: accountID, ID: id}, http.StatusOK, "Shipping channel updated successfully")
 }
 
 // decodeSettings tells "absent or null" (nil map, unchanged) from an object.
@@ -132,12 +140,7 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ch, err := h.app.Queries.GetChannel.Handle(r.Context(), query.GetChannel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteData(w, http.StatusOK, ch, "")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}, http.StatusOK, "")
 }
 
 func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
@@ -149,31 +152,22 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		errs.Add("status", "must be one of: draft, active, error, inactive")
 	}
 	provider := q.Get("provider")
-	if provider != "" && !knownProvider(h.app.Queries.ListProviders, provider) {
+	if provider != "" && !h.knownProvider(r.Context(), provider) {
 		errs.Add("provider", "must be one of the providers of GET /v1/providers")
 	}
 	if err := errs.Err(); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	res, err := h.app.Queries.ListChannels.Handle(r.Context(), query.ListChannels{
+	httpapi.WriteListed(w, r, h.app.Queries.ListChannels, query.ListChannels{
 		AccountID: auth.RequestPrincipal(r).AccountID, Provider: provider, Status: status,
 		Offset: page.Offset(), Limit: page.PerPage,
-	})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+	}, page, h.baseURL)
 }
 
-func knownProvider(providers query.ListProvidersHandler, code string) bool {
-	for _, p := range providers.Handle() {
-		if p.Code == code {
-			return true
-		}
-	}
-	return false
+func (h HTTPServer) knownProvider(ctx context.Context, code string) bool {
+	providers, _ := h.app.Queries.ListProviders.Handle(ctx, query.ListProviders{})
+	return slices.ContainsFunc(providers, func(p carrier.ProviderInfo) bool { return p.Code == code })
 }
 
 func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
@@ -193,26 +187,16 @@ func (h HTTPServer) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out, err := h.app.Commands.ValidateChannel.Handle(r.Context(), command.ValidateChannel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
-	if err != nil {
+	accountID := auth.RequestPrincipal(r).AccountID
+	if err := h.app.Commands.ValidateChannel.Handle(r.Context(), command.ValidateChannel{AccountID: accountID, ID: id}); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	if out.Rejection != nil {
-		field := "settings"
-		if out.Rejection.Field != "" {
-			field += "." + out.Rejection.Field
-		}
-		httpapi.WriteErrorBody(w, r, http.StatusUnprocessableEntity, "validation_failed",
-			"The carrier rejected the channel's settings: "+out.Rejection.Message,
-			map[string][]string{field: {out.Rejection.Message}})
-		return
-	}
-	httpapi.WriteData(w, http.StatusOK, out.Channel, "Shipping channel validated successfully")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: accountID, ID: id}, http.StatusOK, "Shipping channel validated successfully")
 }
 
 func (h HTTPServer) providers(w http.ResponseWriter, r *http.Request) {
-	httpapi.WriteData(w, http.StatusOK, h.app.Queries.ListProviders.Handle(), "")
+	httpapi.WriteQueried(w, r, h.app.Queries.ListProviders, query.ListProviders{}, http.StatusOK, "")
 }
 
 // channelID reads the path id; one that cannot be an id of this kind is a 404.

@@ -7,6 +7,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"shipd/modules/channels/app"
+	"shipd/modules/channels/app/query"
 	"shipd/modules/channels/contract"
 	"shipd/platform/httpapi"
 	"shipd/platform/secrets"
@@ -33,7 +34,7 @@ func (h InternalHTTPServer) Register(r *mux.Router) {
 // access is contract.Channels.ChannelForUse for another process: the
 // channel of the account in ?account_id=, its settings sealed.
 func (h InternalHTTPServer) access(w http.ResponseWriter, r *http.Request) {
-	ch, err := h.app.Queries.ChannelForUse.Handle(r.Context(), r.URL.Query().Get("account_id"), mux.Vars(r)["id"])
+	ch, err := h.app.Queries.ChannelForUse.Handle(r.Context(), query.ChannelForUse{AccountID: r.URL.Query().Get("account_id"), ChannelID: mux.Vars(r)["id"]})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

@@ -56,7 +56,7 @@ func (r *PostgresRepository) Add(ctx context.Context, sh *domain.Shipment, event
 
 // Get loads one shipment.
 func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Shipment, error) {
-	sh, _, err := load(ctx, r.db, id, "")
+	sh, _, err := load(ctx, postgres.Reader(ctx, r.db), id, "")
 	return sh, err
 }
 

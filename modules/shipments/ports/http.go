@@ -56,14 +56,15 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	sh, err := h.app.Commands.CreateShipment.Handle(r.Context(), command.CreateShipment{
-		AccountID: auth.RequestPrincipal(r).AccountID, Shipment: checked.state, COD: checked.cod})
+	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.Shipment, h.clock.Now())
+	err = h.app.Commands.CreateShipment.Handle(r.Context(), command.CreateShipment{
+		AccountID: accountID, ShipmentID: id, Shipment: checked.state, COD: checked.cod})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipments/"+sh.ID)
-	httpapi.WriteData(w, http.StatusCreated, sh, "Shipment created successfully")
+	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipments/"+id)
+	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: accountID, ID: id}, http.StatusCreated, "Shipment created successfully")
 }
 
 func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
@@ -83,15 +84,10 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	res, err := h.app.Queries.ListShipments.Handle(r.Context(), query.ListShipments{
+	httpapi.WriteListed(w, r, h.app.Queries.ListShipments, query.ListShipments{
 		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: channelID, Search: search,
 		Offset: page.Offset(), Limit: page.PerPage,
-	})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+	}, page, h.baseURL)
 }
 
 func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
@@ -99,12 +95,7 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sh, err := h.app.Queries.GetShipment.Handle(r.Context(), query.GetShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteData(w, http.StatusOK, sh, "")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}, http.StatusOK, "")
 }
 
 func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
@@ -123,13 +114,14 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	sh, err := h.app.Commands.UpdateShipment.Handle(r.Context(), command.UpdateShipment{
-		AccountID: auth.RequestPrincipal(r).AccountID, ID: id, ReferenceNumber: req.ReferenceNumber, Metadata: metadata, EnableTracking: req.EnableTracking})
+	accountID := auth.RequestPrincipal(r).AccountID
+	err := h.app.Commands.UpdateShipment.Handle(r.Context(), command.UpdateShipment{
+		AccountID: accountID, ID: id, ReferenceNumber: req.ReferenceNumber, Metadata: metadata, EnableTracking: req.EnableTracking})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteData(w, http.StatusOK, sh, "Shipment updated successfully")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: accountID, ID: id}, http.StatusOK, "Shipment updated successfully")
 }
 
 func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
@@ -149,12 +141,12 @@ func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sh, err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
-	if err != nil {
+	accountID := auth.RequestPrincipal(r).AccountID
+	if err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: accountID, ID: id}); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteData(w, http.StatusOK, sh, "Shipment cancelled successfully")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: accountID, ID: id}, http.StatusOK, "Shipment cancelled successfully")
 }
 
 // labelBody is the JSON answer of GET /v1/shipments/{id}/label.
@@ -188,7 +180,7 @@ func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, err := h.app.Queries.GetLabel.Handle(r.Context(), query.GetShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
+	res, err := h.app.Queries.GetLabel.Handle(r.Context(), query.GetLabel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

@@ -63,12 +63,12 @@ func (r *PostgresRepository) Add(ctx context.Context, p *domain.Parcel, events .
 
 // Get loads one parcel with its status updates.
 func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Parcel, error) {
-	return load(ctx, r.db, id, "")
+	return load(ctx, postgres.Reader(ctx, r.db), id, "")
 }
 
 // GetState loads one parcel's state alone.
 func (r *PostgresRepository) GetState(ctx context.Context, id string) (domain.State, error) {
-	return loadState(ctx, r.db, id, "")
+	return loadState(ctx, postgres.Reader(ctx, r.db), id, "")
 }
 
 func loadState(ctx context.Context, q sqlx.QueryerContext, id, lock string) (domain.State, error) {

@@ -5,10 +5,12 @@ import (
 	channels "shipd/modules/channels/contract"
 	"shipd/modules/tracking/app/command"
 	"shipd/modules/tracking/app/query"
+	"shipd/modules/tracking/contract"
 	"shipd/modules/tracking/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/config"
+	"shipd/platform/usecase"
 )
 
 // Application is everything the module's ports may ask of it.
@@ -19,36 +21,39 @@ type Application struct {
 
 // Commands are the write use cases.
 type Commands struct {
-	CreateTrackingParcel command.CreateTrackingParcelHandler
-	UpdateTrackingParcel command.UpdateTrackingParcelHandler
-	DeleteTrackingParcel command.DeleteTrackingParcelHandler
-	CheckTrackingParcel  command.CheckTrackingParcelHandler
-	CheckDueParcels      command.CheckDueParcelsHandler
-	TrackShipmentParcels command.TrackShipmentParcelsHandler
-	StopTrackingChannel  command.StopTrackingChannelHandler
+	CreateTrackingParcel usecase.CommandHandler[command.CreateTrackingParcel]
+	UpdateTrackingParcel usecase.CommandHandler[command.UpdateTrackingParcel]
+	DeleteTrackingParcel usecase.CommandHandler[command.DeleteTrackingParcel]
+	CheckTrackingParcel  usecase.CommandHandler[command.CheckTrackingParcel]
+	CheckDueParcels      usecase.CommandHandler[command.DueCheck]
+	TrackShipmentParcels usecase.CommandHandler[command.TrackShipmentParcels]
+	StopTrackingChannel  usecase.CommandHandler[command.StopTrackingChannel]
 }
 
 // Queries are the read use cases.
 type Queries struct {
-	GetTrackingParcel   query.GetTrackingParcelHandler
-	ListTrackingParcels query.ListTrackingParcelsHandler
+	GetTrackingParcel   usecase.QueryHandler[query.GetTrackingParcel, contract.Detail]
+	ListTrackingParcels usecase.QueryHandler[query.ListTrackingParcels, query.TrackingParcelPage]
+	ClaimDueChecks      usecase.QueryHandler[query.ClaimDueChecks, []command.DueCheck]
 }
 
-// New wires the use cases to their ports.
-func New(repo domain.Repository, list query.TrackingParcelList, queue command.CheckQueue, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, cfg config.Config) Application {
+// New wires the use cases to their ports; each reports to obs.
+func New(repo domain.Repository, list query.TrackingParcelList, queue command.CheckQueue, ch channels.Channels, providers *carrier.Registry,
+	clk clock.Clock, cfg config.Config, obs usecase.Observer) Application {
 	return Application{
 		Commands: Commands{
-			CreateTrackingParcel: command.NewCreateTrackingParcelHandler(repo, ch, providers, clk),
-			UpdateTrackingParcel: command.NewUpdateTrackingParcelHandler(repo, clk),
-			DeleteTrackingParcel: command.NewDeleteTrackingParcelHandler(repo, clk),
-			CheckTrackingParcel:  command.NewCheckTrackingParcelHandler(repo, ch, providers, clk, cfg.CarrierTimeout),
-			CheckDueParcels:      command.NewCheckDueParcelsHandler(repo, queue, ch, providers, clk, cfg.CarrierTimeout),
-			TrackShipmentParcels: command.NewTrackShipmentParcelsHandler(repo, clk),
-			StopTrackingChannel:  command.NewStopTrackingChannelHandler(repo, clk),
+			CreateTrackingParcel: command.NewCreateTrackingParcelHandler(repo, ch, providers, clk, obs),
+			UpdateTrackingParcel: command.NewUpdateTrackingParcelHandler(repo, clk, obs),
+			DeleteTrackingParcel: command.NewDeleteTrackingParcelHandler(repo, clk, obs),
+			CheckTrackingParcel:  command.NewCheckTrackingParcelHandler(repo, ch, providers, clk, cfg.CarrierTimeout, obs),
+			CheckDueParcels:      command.NewCheckDueParcelsHandler(repo, queue, providers, clk, cfg.CarrierTimeout, obs),
+			TrackShipmentParcels: command.NewTrackShipmentParcelsHandler(repo, clk, obs),
+			StopTrackingChannel:  command.NewStopTrackingChannelHandler(repo, clk, obs),
 		},
 		Queries: Queries{
-			GetTrackingParcel:   query.NewGetTrackingParcelHandler(repo),
-			ListTrackingParcels: query.NewListTrackingParcelsHandler(list),
+			GetTrackingParcel:   query.NewGetTrackingParcelHandler(repo, obs),
+			ListTrackingParcels: query.NewListTrackingParcelsHandler(list, obs),
+			ClaimDueChecks:      query.NewClaimDueChecksHandler(queue, ch, obs),
 		},
 	}
 }

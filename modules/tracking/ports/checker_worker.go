@@ -8,6 +8,7 @@ import (
 
 	"shipd/modules/tracking/app"
 	"shipd/modules/tracking/app/command"
+	"shipd/modules/tracking/app/query"
 	"shipd/platform/config"
 	"shipd/platform/server"
 )
@@ -33,7 +34,7 @@ func NewCheckerWorker(application app.Application, queue command.CheckQueue, cfg
 	w.loop = server.ClaimLoop[command.DueCheck]{
 		Name: w.Name(), Every: cfg.WorkerPollInterval, Concurrency: cfg.TrackingConcurrency,
 		Claim: func(ctx context.Context, limit int) ([]command.DueCheck, error) {
-			return application.Commands.CheckDueParcels.Claim(ctx, limit, checkLease)
+			return application.Queries.ClaimDueChecks.Handle(ctx, query.ClaimDueChecks{Limit: limit, Lease: checkLease})
 		},
 		Do:      w.check,
 		Release: func(ctx context.Context, due []command.DueCheck) error { return queue.Release(ctx, parcelIDs(due)) },

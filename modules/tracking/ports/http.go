@@ -3,7 +3,6 @@
 package ports
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"shipd/modules/tracking/app/query"
 	"shipd/platform/auth"
 	"shipd/platform/carrier"
+	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/fault"
 	"shipd/platform/httpapi"
@@ -24,11 +24,13 @@ import (
 type HTTPServer struct {
 	app     app.Application
 	baseURL string
+	clock   clock.Clock // dates the ids of new tracking parcels
 }
 
-// NewHTTPServer returns the HTTP port.
-func NewHTTPServer(application app.Application, cfg config.Config) HTTPServer {
-	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL}
+// NewHTTPServer serves the application under cfg's public base URL (in
+// Location headers and list links).
+func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
+	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
 }
 
 // Register adds the routes to the authenticated /v1 router.
@@ -52,13 +54,14 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	tp, err := h.app.Commands.CreateTrackingParcel.Handle(r.Context(), command.CreateTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, Parcel: st})
+	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.TrackingParcel, h.clock.Now())
+	err = h.app.Commands.CreateTrackingParcel.Handle(r.Context(), command.CreateTrackingParcel{AccountID: accountID, ParcelID: id, Parcel: st})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/tracking-parcels/"+tp.ID)
-	httpapi.WriteData(w, http.StatusCreated, tp, "Tracking parcel created successfully")
+	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/tracking-parcels/"+id)
+	httpapi.WriteQueried(w, r, h.app.Queries.GetTrackingParcel, query.GetTrackingParcel{AccountID: accountID, ID: id}, http.StatusCreated, "Tracking parcel created successfully")
 }
 
 func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
@@ -82,15 +85,10 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	res, err := h.app.Queries.ListTrackingParcels.Handle(r.Context(), query.ListTrackingParcels{
+	httpapi.WriteListed(w, r, h.app.Queries.ListTrackingParcels, query.ListTrackingParcels{
 		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: channelID, Search: search,
 		Offset: page.Offset(), Limit: page.PerPage,
-	})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+	}, page, h.baseURL)
 }
 
 func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
@@ -98,12 +96,7 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	tp, err := h.app.Queries.GetTrackingParcel.Handle(r.Context(), query.GetTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteData(w, http.StatusOK, tp, "")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetTrackingParcel, query.GetTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}, http.StatusOK, "")
 }
 
 func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
@@ -121,14 +114,15 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	tp, err := h.app.Commands.UpdateTrackingParcel.Handle(r.Context(), command.UpdateTrackingParcel{
-		AccountID: auth.RequestPrincipal(r).AccountID, ID: id, RecipientName: trimmed(req.RecipientName),
+	accountID := auth.RequestPrincipal(r).AccountID
+	err = h.app.Commands.UpdateTrackingParcel.Handle(r.Context(), command.UpdateTrackingParcel{
+		AccountID: accountID, ID: id, RecipientName: trimmed(req.RecipientName),
 		RecipientEmail: trimmed(req.RecipientEmail), RecipientPhone: trimmed(req.RecipientPhone), ExternalData: external})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteData(w, http.StatusOK, tp, "Tracking parcel updated successfully")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetTrackingParcel, query.GetTrackingParcel{AccountID: accountID, ID: id}, http.StatusOK, "Tracking parcel updated successfully")
 }
 
 func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
@@ -144,22 +138,18 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 // refresh checks the parcel now. A carrier that gives no answer is recorded
-// as a failed check (last_check_error) and answered 503.
+// as a failed check (last_check_error) and answered 503 with its reason.
 func (h HTTPServer) refresh(w http.ResponseWriter, r *http.Request) {
 	id, ok := parcelID(w, r)
 	if !ok {
 		return
 	}
-	tp, err := h.app.Commands.CheckTrackingParcel.Handle(r.Context(), command.CheckTrackingParcel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
-	if errors.Is(err, command.ErrCheckFailed) {
-		httpapi.WriteError(w, r, fault.Unavailable("The carrier could not be asked about this parcel: "+*tp.LastCheckError))
-		return
-	}
-	if err != nil {
+	accountID := auth.RequestPrincipal(r).AccountID
+	if err := h.app.Commands.CheckTrackingParcel.Handle(r.Context(), command.CheckTrackingParcel{AccountID: accountID, ID: id}); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteData(w, http.StatusOK, tp, "Tracking parcel refreshed successfully")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetTrackingParcel, query.GetTrackingParcel{AccountID: accountID, ID: id}, http.StatusOK, "Tracking parcel refreshed successfully")
 }
 
 // parcelID reads the path id; one that cannot be an id of this kind is a 404.

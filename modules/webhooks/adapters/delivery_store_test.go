@@ -14,6 +14,7 @@ import (
 	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/server"
+	"shipd/platform/usecase/usecasetest"
 )
 
 // answering is a Sender that gets the same status for every attempt,
@@ -57,7 +58,7 @@ func fannedOut(t *testing.T) (*apptest.Env, *adapters.DeliveryStore, *clock.Manu
 // attempt makes the claimed delivery's attempt, which gets status back.
 func attempt(t *testing.T, store *adapters.DeliveryStore, clk clock.Clock, claimed command.DueDelivery, status int) {
 	t.Helper()
-	deliver := command.NewDeliverWebhookHandler(store, answering(status), clk)
+	deliver := command.NewDeliverWebhookHandler(store, answering(status), clk, usecasetest.Observer())
 	if err := deliver.Handle(context.Background(), command.DeliverWebhook{Delivery: claimed}); err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (r *PostgresRepository) Add(ctx context.Context, s *domain.Subscription) er
 
 // Get loads a subscription that was not deleted.
 func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Subscription, error) {
-	return r.load(ctx, r.db, id, "")
+	return r.load(ctx, postgres.Reader(ctx, r.db), id, "")
 }
 
 // Update changes one subscription under a row lock; one left inactive has

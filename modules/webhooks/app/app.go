@@ -9,8 +9,10 @@ import (
 	tracking "shipd/modules/tracking/contract"
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/app/query"
+	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
+	"shipd/platform/usecase"
 )
 
 // EventTypes are the event types a subscription may choose: every public
@@ -25,36 +27,39 @@ type Application struct {
 
 // Commands are the write use cases.
 type Commands struct {
-	CreateSubscription command.CreateSubscriptionHandler
-	UpdateSubscription command.UpdateSubscriptionHandler
-	DeleteSubscription command.DeleteSubscriptionHandler
-	FanOutEvent        command.FanOutEventHandler
-	DeliverWebhook     command.DeliverWebhookHandler
-	PurgeDeliveryLogs  command.PurgeDeliveryLogsHandler
+	CreateSubscription usecase.CommandHandler[command.CreateSubscription]
+	UpdateSubscription usecase.CommandHandler[command.UpdateSubscription]
+	DeleteSubscription usecase.CommandHandler[command.DeleteSubscription]
+	FanOutEvent        usecase.CommandHandler[command.FanOutEvent]
+	DeliverWebhook     usecase.CommandHandler[command.DeliverWebhook]
+	PurgeDeliveryLogs  usecase.CommandHandler[command.PurgeDeliveryLogs]
 }
 
 // Queries are the read use cases.
 type Queries struct {
-	GetSubscription   query.GetSubscriptionHandler
-	ListSubscriptions query.ListSubscriptionsHandler
-	DeliveryLogs      query.DeliveryLogsHandler
+	GetSubscription   usecase.QueryHandler[query.GetSubscription, contract.Subscription]
+	ListSubscriptions usecase.QueryHandler[query.ListSubscriptions, query.SubscriptionPage]
+	ListDeliveryLogs  usecase.QueryHandler[query.ListDeliveryLogs, query.DeliveryLogPage]
+	GetDeliveryLog    usecase.QueryHandler[query.GetDeliveryLog, contract.DeliveryLog]
 }
 
-// New wires the use cases to their ports.
-func New(repo domain.Repository, list query.SubscriptionList, logs query.DeliveryLogs, deliveries command.Deliveries, sender command.Sender, clk clock.Clock) Application {
+// New wires the use cases to their ports; each reports to obs.
+func New(repo domain.Repository, list query.SubscriptionList, logs query.DeliveryLogs, deliveries command.Deliveries, sender command.Sender,
+	clk clock.Clock, obs usecase.Observer) Application {
 	return Application{
 		Commands: Commands{
-			CreateSubscription: command.NewCreateSubscriptionHandler(repo, clk),
-			UpdateSubscription: command.NewUpdateSubscriptionHandler(repo, clk),
-			DeleteSubscription: command.NewDeleteSubscriptionHandler(repo),
-			FanOutEvent:        command.NewFanOutEventHandler(deliveries, clk),
-			DeliverWebhook:     command.NewDeliverWebhookHandler(deliveries, sender, clk),
-			PurgeDeliveryLogs:  command.NewPurgeDeliveryLogsHandler(deliveries, clk),
+			CreateSubscription: command.NewCreateSubscriptionHandler(repo, clk, obs),
+			UpdateSubscription: command.NewUpdateSubscriptionHandler(repo, clk, obs),
+			DeleteSubscription: command.NewDeleteSubscriptionHandler(repo, obs),
+			FanOutEvent:        command.NewFanOutEventHandler(deliveries, clk, obs),
+			DeliverWebhook:     command.NewDeliverWebhookHandler(deliveries, sender, clk, obs),
+			PurgeDeliveryLogs:  command.NewPurgeDeliveryLogsHandler(deliveries, clk, obs),
 		},
 		Queries: Queries{
-			GetSubscription:   query.NewGetSubscriptionHandler(repo),
-			ListSubscriptions: query.NewListSubscriptionsHandler(list),
-			DeliveryLogs:      query.NewDeliveryLogsHandler(logs),
+			GetSubscription:   query.NewGetSubscriptionHandler(repo, obs),
+			ListSubscriptions: query.NewListSubscriptionsHandler(list, obs),
+			ListDeliveryLogs:  query.NewListDeliveryLogsHandler(logs, obs),
+			GetDeliveryLog:    query.NewGetDeliveryLogHandler(logs, obs),
 		},
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"encoding/base64"
 	"slices"
 	"time"
-
-	"shipd/platform/ids"
 )
 
 // MinSecretLength is the shortest signing secret a subscription accepts.
@@ -41,18 +39,13 @@ type Fields struct {
 	Active bool
 }
 
-// NewSubscription starts a subscription. An empty secret is generated; the
-// second result is that generated secret, to be shown once.
-func NewSubscription(accountID string, f Fields, now time.Time) (*Subscription, string) {
-	generated := ""
-	if f.Secret == "" {
-		generated = GenerateSecret()
-		f.Secret = generated
-	}
+// NewSubscription starts a subscription under id. Its secret is the
+// client's or one from GenerateSecret, which the caller shows once.
+func NewSubscription(id, accountID string, f Fields, now time.Time) *Subscription {
 	return &Subscription{
-		id: ids.NewAt(ids.WebhookSub, now), accountID: accountID, name: f.Name, url: f.URL,
+		id: id, accountID: accountID, name: f.Name, url: f.URL,
 		events: uniqueEvents(f.Events), secret: f.Secret, active: f.Active, version: 1, createdAt: now, updatedAt: now,
-	}, generated
+	}
 }
 
 // Change is a client's update; nil (or empty Secret) keeps the current value.

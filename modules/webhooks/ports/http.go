@@ -15,6 +15,7 @@ import (
 	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/auth"
+	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/fault"
 	"shipd/platform/httpapi"
@@ -25,11 +26,13 @@ import (
 type HTTPServer struct {
 	app     app.Application
 	baseURL string
+	clock   clock.Clock // dates the ids of new subscriptions
 }
 
-// NewHTTPServer returns the HTTP port.
-func NewHTTPServer(application app.Application, cfg config.Config) HTTPServer {
-	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL}
+// NewHTTPServer serves the application under cfg's public base URL (in
+// Location headers and list links).
+func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
+	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
 }
 
 // Register adds the routes to the authenticated /v1 router.
@@ -63,10 +66,23 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	active := c.Active == nil || *c.Active
-	sub, generated, err := h.app.Commands.CreateSubscription.Handle(r.Context(), command.CreateSubscription{
-		AccountID: auth.RequestPrincipal(r).AccountID,
-		Fields:    domain.Fields{Name: *c.Name, URL: *c.URL, Events: c.Events, Secret: c.Secret, Active: active},
+	// A secret shipd makes is shown in this answer only, so it is made
+	// here, where the answer is written.
+	secret, generated := c.Secret, ""
+	if secret == "" {
+		secret = domain.GenerateSecret()
+		generated = secret
+	}
+	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.WebhookSub, h.clock.Now())
+	err = h.app.Commands.CreateSubscription.Handle(r.Context(), command.CreateSubscription{
+		AccountID: accountID, SubscriptionID: id,
+		Fields: domain.Fields{Name: *c.Name, URL: *c.URL, Events: c.Events, Secret: secret, Active: active},
 	})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	sub, err := h.app.Queries.GetSubscription.Handle(r.Context(), query.GetSubscription{AccountID: accountID, ID: id})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -75,7 +91,7 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	if generated != "" {
 		body.GeneratedSecret = &generated
 	}
-	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/webhook-subscriptions/"+sub.ID)
+	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/webhook-subscriptions/"+id)
 	httpapi.WriteJSON(w, http.StatusCreated, body)
 }
 
@@ -86,13 +102,8 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	res, err := h.app.Queries.ListSubscriptions.Handle(r.Context(), query.ListSubscriptions{
-		AccountID: auth.RequestPrincipal(r).AccountID, Offset: page.Offset(), Limit: page.PerPage})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+	httpapi.WriteListed(w, r, h.app.Queries.ListSubscriptions, query.ListSubscriptions{
+		AccountID: auth.RequestPrincipal(r).AccountID, Offset: page.Offset(), Limit: page.PerPage}, page, h.baseURL)
 }
 
 func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
@@ -100,12 +111,7 @@ func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sub, err := h.app.Queries.GetSubscription.Handle(r.Context(), query.GetSubscription{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteData(w, http.StatusOK, sub, "")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetSubscription, query.GetSubscription{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}, http.StatusOK, "")
 }
 
 // update is PUT (name required, as the spec says) and PATCH (nothing
@@ -125,15 +131,16 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	sub, err := h.app.Commands.UpdateSubscription.Handle(r.Context(), command.UpdateSubscription{
-		AccountID: auth.RequestPrincipal(r).AccountID, ID: id,
+	accountID := auth.RequestPrincipal(r).AccountID
+	err = h.app.Commands.UpdateSubscription.Handle(r.Context(), command.UpdateSubscription{
+		AccountID: accountID, ID: id,
 		Change: domain.Change{Name: c.Name, URL: c.URL, Events: c.Events, Secret: c.Secret, Active: c.Active},
 	})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	httpapi.WriteData(w, http.StatusOK, sub, "Webhook subscription updated successfully")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetSubscription, query.GetSubscription{AccountID: accountID, ID: id}, http.StatusOK, "Webhook subscription updated successfully")
 }
 
 func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
@@ -167,14 +174,9 @@ func (h HTTPServer) logs(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	res, err := h.app.Queries.DeliveryLogs.List(r.Context(), query.ListDeliveryLogs{
+	httpapi.WriteListed(w, r, h.app.Queries.ListDeliveryLogs, query.ListDeliveryLogs{
 		AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, Status: status, EventType: eventType,
-		Offset: page.Offset(), Limit: page.PerPage})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteJSON(w, http.StatusOK, httpapi.NewList(r, httpapi.BaseURL(r, h.baseURL), page, res.Records, len(res.Records), res.Total))
+		Offset: page.Offset(), Limit: page.PerPage}, page, h.baseURL)
 }
 
 func (h HTTPServer) log(w http.ResponseWriter, r *http.Request) {
@@ -187,12 +189,7 @@ func (h HTTPServer) log(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, fault.NotFound("Webhook subscription log"))
 		return
 	}
-	l, err := h.app.Queries.DeliveryLogs.Get(r.Context(), query.GetDeliveryLog{AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, ID: logID})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteData(w, http.StatusOK, l, "")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetDeliveryLog, query.GetDeliveryLog{AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, ID: logID}, http.StatusOK, "")
 }
 
 // subscriptionID reads the path id; one that cannot be an id of this kind is a 404.

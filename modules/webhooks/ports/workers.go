@@ -78,11 +78,9 @@ func (w *RetentionWorker) Run(ctx context.Context) error {
 	t := time.NewTicker(w.every)
 	defer t.Stop()
 	for {
-		n, err := w.app.Commands.PurgeDeliveryLogs.Handle(ctx, command.PurgeDeliveryLogs{})
+		err := w.app.Commands.PurgeDeliveryLogs.Handle(ctx, command.PurgeDeliveryLogs{})
 		if err != nil && ctx.Err() == nil {
 			slog.WarnContext(ctx, "purging webhook delivery logs", "err", err)
-		} else if n > 0 {
-			slog.InfoContext(ctx, "purged webhook delivery logs", "rows", n)
 		}
 		select {
 		case <-ctx.Done():

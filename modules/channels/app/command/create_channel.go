@@ -8,12 +8,14 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
-	"shipd/platform/ids"
+	"shipd/platform/usecase"
 )
 
-// CreateChannel asks for a new channel of an account.
+// CreateChannel asks for a new channel of an account, under the id the
+// caller chose (it reads the channel back by it).
 type CreateChannel struct {
 	AccountID   string
+	ChannelID   string
 	Name        string
 	Description string
 	Provider    string
@@ -27,14 +29,14 @@ type CreateChannelHandler struct {
 	clock     clock.Clock
 }
 
-// NewCreateChannelHandler returns the handler.
-func NewCreateChannelHandler(repo domain.Repository, providers *carrier.Registry, clk clock.Clock) CreateChannelHandler {
-	return CreateChannelHandler{repo: repo, providers: providers, clock: clk}
+// NewCreateChannelHandler needs the registry for each provider's settings.
+func NewCreateChannelHandler(repo domain.Repository, providers *carrier.Registry, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[CreateChannel] {
+	return usecase.Command(CreateChannelHandler{repo: repo, providers: providers, clock: clk}, obs)
 }
 
 // Handle checks the request as a whole (every bad field reported at once),
 // then stores the channel and publishes shipping_channel.created.
-func (h CreateChannelHandler) Handle(ctx context.Context, cmd CreateChannel) (contract.ShippingChannel, error) {
+func (h CreateChannelHandler) Handle(ctx context.Context, cmd CreateChannel) error {
 	errs := fault.FieldErrors{}
 	if p := domain.NameProblem(cmd.Name); p != "" {
 		errs.Add("name", p)
@@ -45,15 +47,12 @@ func (h CreateChannelHandler) Handle(ctx context.Context, cmd CreateChannel) (co
 		secretKeys = p.Info().SecretKeys()
 	}
 	if err := errs.Err(); err != nil {
-		return contract.ShippingChannel{}, err
+		return err
 	}
 	now := h.clock.Now()
-	ch, err := domain.NewChannel(ids.NewAt(ids.ShippingChannel, now), cmd.AccountID, cmd.Name, cmd.Description, cmd.Provider, cmd.Settings, secretKeys, now)
+	ch, err := domain.NewChannel(cmd.ChannelID, cmd.AccountID, cmd.Name, cmd.Description, cmd.Provider, cmd.Settings, secretKeys, now)
 	if err != nil {
-		return contract.ShippingChannel{}, err
+		return err
 	}
-	if err := h.repo.Add(ctx, ch, contract.ShippingChannelCreated{ChannelEvent: channelEvent(ch, now)}); err != nil {
-		return contract.ShippingChannel{}, err
-	}
-	return Record(ch), nil
+	return h.repo.Add(ctx, ch, contract.ShippingChannelCreated{ChannelEvent: channelEvent(ch, now)})
 }

@@ -6,6 +6,7 @@ import (
 	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
 	"shipd/platform/clock"
+	"shipd/platform/usecase"
 )
 
 // DeleteChannel asks to delete a channel.
@@ -21,9 +22,9 @@ type DeleteChannelHandler struct {
 	clock clock.Clock
 }
 
-// NewDeleteChannelHandler returns the handler.
-func NewDeleteChannelHandler(repo domain.Repository, clk clock.Clock) DeleteChannelHandler {
-	return DeleteChannelHandler{repo: repo, clock: clk}
+// NewDeleteChannelHandler builds the deletion of an account's channels.
+func NewDeleteChannelHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[DeleteChannel] {
+	return usecase.Command(DeleteChannelHandler{repo: repo, clock: clk}, obs)
 }
 
 // Handle deletes the channel and publishes shipping_channel.deleted with its

@@ -8,10 +8,6 @@ import (
 	"shipd/modules/channels/domain"
 )
 
-// Record is the public record of a channel, the API's answer: what its
-// events' snapshot shows.
-func Record(ch *domain.Channel) contract.ShippingChannel { return snapshot(ch).Record() }
-
 // snapshot is the channel as its events carry it.
 func snapshot(ch *domain.Channel) contract.ShippingChannelSnapshot {
 	return contract.ShippingChannelSnapshot(ch.Snapshot())

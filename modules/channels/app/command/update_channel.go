@@ -9,6 +9,7 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // UpdateChannel changes the fields that are set; nil means unchanged.
@@ -31,17 +32,17 @@ type UpdateChannelHandler struct {
 	clock     clock.Clock
 }
 
-// NewUpdateChannelHandler returns the handler.
-func NewUpdateChannelHandler(repo domain.Repository, providers *carrier.Registry, clk clock.Clock) UpdateChannelHandler {
-	return UpdateChannelHandler{repo: repo, providers: providers, clock: clk}
+// NewUpdateChannelHandler needs the registry for each provider's settings.
+func NewUpdateChannelHandler(repo domain.Repository, providers *carrier.Registry, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[UpdateChannel] {
+	return usecase.Command(UpdateChannelHandler{repo: repo, providers: providers, clock: clk}, obs)
 }
 
 // Handle saves the change and publishes shipping_channel.updated (and
 // status_changed when the status moved). An update that changes nothing
 // publishes nothing.
-func (h UpdateChannelHandler) Handle(ctx context.Context, cmd UpdateChannel) (contract.ShippingChannel, error) {
+func (h UpdateChannelHandler) Handle(ctx context.Context, cmd UpdateChannel) error {
 	now := h.clock.Now()
-	ch, err := h.repo.Update(ctx, cmd.ID, func(ch *domain.Channel) ([]domain.Event, error) {
+	_, err := h.repo.Update(ctx, cmd.ID, func(ch *domain.Channel) ([]domain.Event, error) {
 		if err := owned(ch, cmd.AccountID); err != nil {
 			return nil, err
 		}
@@ -56,10 +57,7 @@ func (h UpdateChannelHandler) Handle(ctx context.Context, cmd UpdateChannel) (co
 		events := []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: channelEvent(ch, now)}}
 		return withStatusChange(events, ch, domain.Status(before.Status), now), nil
 	})
-	if err != nil {
-		return contract.ShippingChannel{}, err
-	}
-	return Record(ch), nil
+	return err
 }
 
 // apply checks every field first, so one answer names every problem.

@@ -12,6 +12,7 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // validationTimeout bounds one credentials check with a carrier.
@@ -23,13 +24,6 @@ type ValidateChannel struct {
 	ID        string
 }
 
-// ValidationOutcome is the channel after the check and, when the carrier
-// refused the settings, its reason.
-type ValidationOutcome struct {
-	Channel   contract.ShippingChannel
-	Rejection *carrier.Rejection
-}
-
 // ValidateChannelHandler checks credentials with the carrier.
 type ValidateChannelHandler struct {
 	repo      domain.Repository
@@ -37,25 +31,27 @@ type ValidateChannelHandler struct {
 	clock     clock.Clock
 }
 
-// NewValidateChannelHandler returns the handler.
-func NewValidateChannelHandler(repo domain.Repository, providers *carrier.Registry, clk clock.Clock) ValidateChannelHandler {
-	return ValidateChannelHandler{repo: repo, providers: providers, clock: clk}
+// NewValidateChannelHandler needs the registry for the channel's carrier.
+func NewValidateChannelHandler(repo domain.Repository, providers *carrier.Registry, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[ValidateChannel] {
+	return usecase.Command(ValidateChannelHandler{repo: repo, providers: providers, clock: clk}, obs)
 }
 
 // Handle calls the carrier outside any transaction, then records the result
 // in a new short one: active and shipping_channel.validated, or error with
-// the reason. A carrier that cannot be reached changes nothing (503).
-func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel) (ValidationOutcome, error) {
+// the reason, which it then returns as a validation fault on the settings
+// field the carrier named (the refusal is recorded, and the caller learns
+// why). A carrier that cannot be reached changes nothing (503).
+func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel) error {
 	ch, err := h.repo.Get(ctx, cmd.ID)
 	if err != nil {
-		return ValidationOutcome{}, err
+		return err
 	}
 	if err := owned(ch, cmd.AccountID); err != nil {
-		return ValidationOutcome{}, err
+		return err
 	}
 	p, ok := h.providers.Get(ch.Provider())
 	if !ok {
-		return ValidationOutcome{}, fault.Field("provider", "provider "+ch.Provider()+" is no longer offered")
+		return fault.Field("provider", "provider "+ch.Provider()+" is no longer offered")
 	}
 	checked := ch.Settings()
 	callCtx, cancel := context.WithTimeout(ctx, validationTimeout)
@@ -64,10 +60,10 @@ func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel)
 	var rejection *carrier.Rejection
 	if verr != nil && !errors.As(verr, &rejection) {
 		slog.WarnContext(ctx, "carrier unavailable during validation", "provider", ch.Provider(), "channel_id", ch.ID(), "err", verr)
-		return ValidationOutcome{}, fault.Unavailable("The carrier " + ch.Provider() + " could not be reached; the channel was not changed. Try again later.")
+		return fault.Unavailable("The carrier " + ch.Provider() + " could not be reached; the channel was not changed. Try again later.")
 	}
 	now := h.clock.Now()
-	saved, err := h.repo.Update(ctx, cmd.ID, func(ch *domain.Channel) ([]domain.Event, error) {
+	_, err = h.repo.Update(ctx, cmd.ID, func(ch *domain.Channel) ([]domain.Event, error) {
 		if !reflect.DeepEqual(ch.Settings(), checked) {
 			return nil, fault.Conflict("channel_changed", "The channel's settings changed while they were being validated; validate again.")
 		}
@@ -85,8 +81,14 @@ func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel)
 		}
 		return withStatusChange(events, ch, before, now), nil
 	})
-	if err != nil {
-		return ValidationOutcome{}, err
+	if err != nil || rejection == nil {
+		return err
 	}
-	return ValidationOutcome{Channel: Record(saved), Rejection: rejection}, nil
+	field := "settings"
+	if rejection.Field != "" {
+		field += "." + rejection.Field
+	}
+	return &fault.Error{Kind: fault.KindValidation, Code: "validation_failed",
+		Message: "The carrier rejected the channel's settings: " + rejection.Message,
+		Fields:  map[string][]string{field: {rejection.Message}}}
 }

@@ -7,6 +7,7 @@ import (
 	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // GetChannel asks for one channel of an account.
@@ -21,9 +22,9 @@ type GetChannelHandler struct {
 	repo domain.Repository
 }
 
-// NewGetChannelHandler returns the handler.
-func NewGetChannelHandler(repo domain.Repository) GetChannelHandler {
-	return GetChannelHandler{repo: repo}
+// NewGetChannelHandler reads channels from the repository.
+func NewGetChannelHandler(repo domain.Repository, obs usecase.Observer) usecase.QueryHandler[GetChannel, contract.ShippingChannel] {
+	return usecase.Query(GetChannelHandler{repo: repo}, obs)
 }
 
 // Handle returns the channel's record.

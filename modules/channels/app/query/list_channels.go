@@ -3,6 +3,8 @@ package query
 import (
 	"context"
 	"encoding/json"
+
+	"shipd/platform/usecase"
 )
 
 // ListChannels asks for one page of an account's channels, newest first.
@@ -15,10 +17,7 @@ type ListChannels struct {
 }
 
 // ChannelPage is one page of records and the number of all matches.
-type ChannelPage struct {
-	Records []json.RawMessage
-	Total   int
-}
+type ChannelPage = usecase.Page[json.RawMessage]
 
 // ChannelList is the read model of channels.
 type ChannelList interface {
@@ -30,9 +29,9 @@ type ListChannelsHandler struct {
 	list ChannelList
 }
 
-// NewListChannelsHandler returns the handler.
-func NewListChannelsHandler(list ChannelList) ListChannelsHandler {
-	return ListChannelsHandler{list: list}
+// NewListChannelsHandler reads pages from the list read model.
+func NewListChannelsHandler(list ChannelList, obs usecase.Observer) usecase.QueryHandler[ListChannels, ChannelPage] {
+	return usecase.Query(ListChannelsHandler{list: list}, obs)
 }
 
 // Handle returns the page.

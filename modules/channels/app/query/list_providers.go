@@ -1,19 +1,27 @@
 package query
 
-import "shipd/platform/carrier"
+import (
+	"context"
+
+	"shipd/platform/carrier"
+	"shipd/platform/usecase"
+)
+
+// ListProviders asks what carriers this service offers.
+type ListProviders struct{}
 
 // ListProvidersHandler describes the carriers this service offers.
 type ListProvidersHandler struct {
 	providers *carrier.Registry
 }
 
-// NewListProvidersHandler returns the handler.
-func NewListProvidersHandler(providers *carrier.Registry) ListProvidersHandler {
-	return ListProvidersHandler{providers: providers}
+// NewListProvidersHandler reads the carrier registry.
+func NewListProvidersHandler(providers *carrier.Registry, obs usecase.Observer) usecase.QueryHandler[ListProviders, []carrier.ProviderInfo] {
+	return usecase.Query(ListProvidersHandler{providers: providers}, obs)
 }
 
 // Handle returns every provider's settings schema, products, label formats
 // and COD support.
-func (h ListProvidersHandler) Handle() []carrier.ProviderInfo {
-	return h.providers.Infos()
+func (h ListProvidersHandler) Handle(context.Context, ListProviders) ([]carrier.ProviderInfo, error) {
+	return h.providers.Infos(), nil
 }

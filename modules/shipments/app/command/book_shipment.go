@@ -12,10 +12,18 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // ErrCarrierUnavailable means the booking should be tried again later.
 var ErrCarrierUnavailable = errors.New("carrier unavailable")
+
+// BookShipment books one pending shipment with its carrier. GiveUp makes a
+// carrier that cannot be reached a final refusal (the worker's last attempt).
+type BookShipment struct {
+	ShipmentID string
+	GiveUp     bool
+}
 
 // BookShipmentHandler asks the carrier to create a pending shipment. The
 // booking worker runs it outside any transaction.
@@ -28,17 +36,20 @@ type BookShipmentHandler struct {
 	timeout   time.Duration // of one carrier call; the booking lease outlasts it
 }
 
-// NewBookShipmentHandler returns the handler.
-func NewBookShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, labels LabelMerger, clk clock.Clock, timeout time.Duration) BookShipmentHandler {
-	return BookShipmentHandler{repo: repo, channels: ch, providers: providers, labels: labels, clock: clk, timeout: timeout}
+// NewBookShipmentHandler needs the carrier's channel (through the channels
+// facade), the merger of its per-parcel labels and the time one carrier
+// call may take.
+func NewBookShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, labels LabelMerger, clk clock.Clock, timeout time.Duration, obs usecase.Observer) usecase.CommandHandler[BookShipment] {
+	return usecase.Command(BookShipmentHandler{repo: repo, channels: ch, providers: providers, labels: labels, clock: clk, timeout: timeout}, obs)
 }
 
 // Handle books the shipment: the carrier's answer (created with tracking
 // numbers and a merged label, or refused with its reasons) is recorded in a
 // new short transaction with its events. A carrier that cannot be reached
-// returns ErrCarrierUnavailable and changes nothing. giveUp turns that
-// into a final refusal (the worker's last attempt).
-func (h BookShipmentHandler) Handle(ctx context.Context, shipmentID string, giveUp bool) error {
+// returns ErrCarrierUnavailable and changes nothing, unless the command
+// gives up.
+func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error {
+	shipmentID, giveUp := cmd.ShipmentID, cmd.GiveUp
 	sh, err := h.repo.Get(ctx, shipmentID)
 	if fault.Is(err, fault.KindNotFound) {
 		return nil // deleted meanwhile
@@ -99,7 +110,9 @@ func (h BookShipmentHandler) unavailable(ctx context.Context, id string, giveUp 
 	if giveUp {
 		return h.reject(ctx, id, []domain.Problem{{Message: "the carrier could not be reached; gave up after repeated attempts (" + cause.Error() + ")"}})
 	}
-	return fmt.Errorf("%w: %v", ErrCarrierUnavailable, cause)
+	// Both: the worker retries on ErrCarrierUnavailable, and the use case
+	// reports the run as unavailable, not as an unexpected error.
+	return fmt.Errorf("%w: %w", ErrCarrierUnavailable, fault.Unavailable(cause.Error()))
 }
 
 func (h BookShipmentHandler) reject(ctx context.Context, id string, problems []domain.Problem) error {

@@ -12,6 +12,7 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // CancelShipment asks the carrier to cancel a created shipment.
@@ -29,50 +30,51 @@ type CancelShipmentHandler struct {
 	timeout   time.Duration // of one carrier call
 }
 
-// NewCancelShipmentHandler returns the handler.
-func NewCancelShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, timeout time.Duration) CancelShipmentHandler {
-	return CancelShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk, timeout: timeout}
+// NewCancelShipmentHandler needs the carrier's channel (through the
+// channels facade) and the time one carrier call may take.
+func NewCancelShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, timeout time.Duration, obs usecase.Observer) usecase.CommandHandler[CancelShipment] {
+	return usecase.Command(CancelShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk, timeout: timeout}, obs)
 }
 
 // Handle calls the carrier outside any transaction, then records the
 // cancellation: status cancelled, shipment.updated and status_changed.
-func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) (contract.Shipment, error) {
+func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) error {
 	sh, err := h.repo.Get(ctx, cmd.ID)
 	if err != nil {
-		return contract.Shipment{}, err
+		return err
 	}
 	if !sh.BelongsTo(cmd.AccountID) {
-		return contract.Shipment{}, errForeign
+		return errForeign
 	}
 	if err := sh.CheckCancel(); err != nil {
-		return contract.Shipment{}, err
+		return err
 	}
 	st := sh.State()
 	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
 	if fault.Is(err, fault.KindUnavailable) {
-		return contract.Shipment{}, err // 503: the channels process cannot be asked now
+		return err // 503: the channels process cannot be asked now
 	}
 	if err != nil {
-		return contract.Shipment{}, fault.Field("shipping_channel_id", "the shipment's channel is gone; it cannot be cancelled through shipd")
+		return fault.Field("shipping_channel_id", "the shipment's channel is gone; it cannot be cancelled through shipd")
 	}
 	p, _ := h.providers.Get(ch.Provider)
 	shipper, ok := p.(carrier.Shipper)
 	if !ok {
-		return contract.Shipment{}, fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot cancel shipments")
+		return fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot cancel shipments")
 	}
 	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	err = shipper.CancelShipment(callCtx, carrier.Settings(ch.Settings), carrier.ShipmentRef{ProviderShipmentID: st.ProviderShipmentID, TrackingNumbers: trackingNumbers(st)})
 	var rejection *carrier.Rejection
 	if errors.As(err, &rejection) {
-		return contract.Shipment{}, fault.Field("status", "the carrier refused to cancel: "+rejection.Message)
+		return fault.Field("status", "the carrier refused to cancel: "+rejection.Message)
 	}
 	if err != nil {
 		slog.WarnContext(ctx, "carrier unavailable during cancel", "shipment_id", st.ID, "provider", ch.Provider, "err", err)
-		return contract.Shipment{}, fault.Unavailable("The carrier " + ch.Provider + " could not be reached; the shipment was not cancelled. Try again later.")
+		return fault.Unavailable("The carrier " + ch.Provider + " could not be reached; the shipment was not cancelled. Try again later.")
 	}
 	now := h.clock.Now()
-	saved, err := h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
+	_, err = h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
 		before := sh.Status()
 		if err := sh.Cancelled(now); err != nil {
 			return nil, err
@@ -80,10 +82,7 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) (
 		events := []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}
 		return withStatusChange(events, sh, before, now), nil
 	})
-	if err != nil {
-		return contract.Shipment{}, err
-	}
-	return Record(saved.State()), nil
+	return err
 }
 
 func trackingNumbers(st domain.State) []string {

@@ -12,15 +12,17 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
-	"shipd/platform/ids"
+	"shipd/platform/usecase"
 )
 
-// CreateShipment is a checked request for a new shipment. LabelFormat may be
-// empty (the channel's default, else pdf); COD is nil without cash on delivery.
+// CreateShipment is a checked request for a new shipment, under the id the
+// caller chose (it reads the shipment back by it). LabelFormat may be empty
+// (the channel's default, else pdf); COD is nil without cash on delivery.
 type CreateShipment struct {
-	AccountID string
-	Shipment  domain.State
-	COD       *carrier.Money
+	AccountID  string
+	ShipmentID string
+	Shipment   domain.State
+	COD        *carrier.Money
 }
 
 // CreateShipmentHandler accepts shipments and queues their booking.
@@ -31,28 +33,29 @@ type CreateShipmentHandler struct {
 	clock     clock.Clock
 }
 
-// NewCreateShipmentHandler returns the handler.
-func NewCreateShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock) CreateShipmentHandler {
-	return CreateShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk}
+// NewCreateShipmentHandler needs the channels facade to check the channel
+// and the registry for what its carrier accepts.
+func NewCreateShipmentHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[CreateShipment] {
+	return usecase.Command(CreateShipmentHandler{repo: repo, channels: ch, providers: providers, clock: clk}, obs)
 }
 
 // Handle checks the request against its channel and carrier, switches to
 // the carrier's COD product when needed, and stores the shipment as pending;
 // the booking worker calls the carrier afterwards, outside this request.
-func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) (contract.Shipment, error) {
+func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) error {
 	ch, err := h.channels.ChannelForUse(ctx, cmd.AccountID, cmd.Shipment.ChannelID)
 	if fault.Is(err, fault.KindNotFound) {
-		return contract.Shipment{}, fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
+		return fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
 	}
 	if err != nil {
-		return contract.Shipment{}, err
+		return err
 	}
 	if !ch.Active() {
-		return contract.Shipment{}, fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
+		return fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
 	}
 	p, ok := h.providers.Get(ch.Provider)
 	if _, ships := p.(carrier.Shipper); !ok || !ships {
-		return contract.Shipment{}, fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot create shipments")
+		return fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot create shipments")
 	}
 	info := p.Info()
 	st := cmd.Shipment
@@ -74,17 +77,14 @@ func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) (
 		st.COD = &domain.CashOnDelivery{AmountMinor: cmd.COD.Minor, Currency: cmd.COD.Currency}
 	}
 	if err := errs.Err(); err != nil {
-		return contract.Shipment{}, err
+		return err
 	}
 	now := h.clock.Now()
-	st.ID = ids.NewAt(ids.Shipment, now)
+	st.ID = cmd.ShipmentID
 	st.AccountID = cmd.AccountID
 	st.Provider = info.Code
 	sh := domain.New(st, now)
-	if err := h.repo.Add(ctx, sh, contract.ShipmentRequested{ShipmentEvent: shipmentEvent(sh, now)}); err != nil {
-		return contract.Shipment{}, err
-	}
-	return Record(sh.State()), nil
+	return h.repo.Add(ctx, sh, contract.ShipmentRequested{ShipmentEvent: shipmentEvent(sh, now)})
 }
 
 // labelFormat is the request's format, else the channel's default, else pdf.

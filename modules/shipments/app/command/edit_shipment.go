@@ -7,6 +7,7 @@ import (
 	"shipd/modules/shipments/domain"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 var errForeign = fault.Forbidden("This shipment belongs to another account.")
@@ -26,15 +27,15 @@ type UpdateShipmentHandler struct {
 	clock clock.Clock
 }
 
-// NewUpdateShipmentHandler returns the handler.
-func NewUpdateShipmentHandler(repo domain.Repository, clk clock.Clock) UpdateShipmentHandler {
-	return UpdateShipmentHandler{repo: repo, clock: clk}
+// NewUpdateShipmentHandler builds the edit of a stored shipment.
+func NewUpdateShipmentHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[UpdateShipment] {
+	return usecase.Command(UpdateShipmentHandler{repo: repo, clock: clk}, obs)
 }
 
 // Handle saves the edit and publishes shipment.updated when anything changed.
-func (h UpdateShipmentHandler) Handle(ctx context.Context, cmd UpdateShipment) (contract.Shipment, error) {
+func (h UpdateShipmentHandler) Handle(ctx context.Context, cmd UpdateShipment) error {
 	now := h.clock.Now()
-	sh, err := h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
+	_, err := h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
 		if !sh.BelongsTo(cmd.AccountID) {
 			return nil, errForeign
 		}
@@ -43,10 +44,7 @@ func (h UpdateShipmentHandler) Handle(ctx context.Context, cmd UpdateShipment) (
 		}
 		return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}, nil
 	})
-	if err != nil {
-		return contract.Shipment{}, err
-	}
-	return Record(sh.State()), nil
+	return err
 }
 
 // DeleteShipment asks to delete a shipment the carrier did not create.
@@ -61,9 +59,9 @@ type DeleteShipmentHandler struct {
 	clock clock.Clock
 }
 
-// NewDeleteShipmentHandler returns the handler.
-func NewDeleteShipmentHandler(repo domain.Repository, clk clock.Clock) DeleteShipmentHandler {
-	return DeleteShipmentHandler{repo: repo, clock: clk}
+// NewDeleteShipmentHandler builds the deletion of shipments no carrier holds.
+func NewDeleteShipmentHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[DeleteShipment] {
+	return usecase.Command(DeleteShipmentHandler{repo: repo, clock: clk}, obs)
 }
 
 // Handle deletes the shipment and publishes shipment.deleted. A booking in

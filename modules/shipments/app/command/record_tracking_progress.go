@@ -8,6 +8,7 @@ import (
 	"shipd/modules/shipments/domain"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // RecordTrackingProgress is news of one of a shipment's tracking parcels.
@@ -23,9 +24,10 @@ type RecordTrackingProgressHandler struct {
 	clock clock.Clock
 }
 
-// NewRecordTrackingProgressHandler returns the handler.
-func NewRecordTrackingProgressHandler(repo domain.Repository, clk clock.Clock) RecordTrackingProgressHandler {
-	return RecordTrackingProgressHandler{repo: repo, clock: clk}
+// NewRecordTrackingProgressHandler builds what keeps shipments in step with
+// the tracking module's news of their parcels.
+func NewRecordTrackingProgressHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[RecordTrackingProgress] {
+	return usecase.Command(RecordTrackingProgressHandler{repo: repo, clock: clk}, obs)
 }
 
 // Handle records the news (in the message handler's transaction) and

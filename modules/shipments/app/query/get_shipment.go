@@ -8,6 +8,7 @@ import (
 	"shipd/modules/shipments/contract"
 	"shipd/modules/shipments/domain"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 var errForeign = fault.Forbidden("This shipment belongs to another account.")
@@ -24,9 +25,9 @@ type GetShipmentHandler struct {
 	repo domain.Repository
 }
 
-// NewGetShipmentHandler returns the handler.
-func NewGetShipmentHandler(repo domain.Repository) GetShipmentHandler {
-	return GetShipmentHandler{repo: repo}
+// NewGetShipmentHandler reads shipments from the repository.
+func NewGetShipmentHandler(repo domain.Repository, obs usecase.Observer) usecase.QueryHandler[GetShipment, contract.Shipment] {
+	return usecase.Query(GetShipmentHandler{repo: repo}, obs)
 }
 
 // Handle returns the shipment's record.
@@ -41,6 +42,12 @@ func (h GetShipmentHandler) Handle(ctx context.Context, q GetShipment) (contract
 	return command.Record(sh.State()), nil
 }
 
+// GetLabel asks for the merged label of one shipment of an account.
+type GetLabel struct {
+	AccountID string
+	ID        string
+}
+
 // ShipmentLabel is a shipment's merged label.
 type ShipmentLabel struct {
 	Shipment contract.Shipment
@@ -52,11 +59,13 @@ type GetLabelHandler struct {
 	repo domain.Repository
 }
 
-// NewGetLabelHandler returns the handler.
-func NewGetLabelHandler(repo domain.Repository) GetLabelHandler { return GetLabelHandler{repo: repo} }
+// NewGetLabelHandler reads labels from the repository.
+func NewGetLabelHandler(repo domain.Repository, obs usecase.Observer) usecase.QueryHandler[GetLabel, ShipmentLabel] {
+	return usecase.Query(GetLabelHandler{repo: repo}, obs)
+}
 
 // Handle returns the label, or 404 label_not_available before it exists.
-func (h GetLabelHandler) Handle(ctx context.Context, q GetShipment) (ShipmentLabel, error) {
+func (h GetLabelHandler) Handle(ctx context.Context, q GetLabel) (ShipmentLabel, error) {
 	sh, err := h.repo.Get(ctx, q.ID)
 	if err != nil {
 		return ShipmentLabel{}, err

@@ -3,6 +3,8 @@ package query
 import (
 	"context"
 	"encoding/json"
+
+	"shipd/platform/usecase"
 )
 
 // ListShipments asks for one page of an account's shipments, newest first.
@@ -16,10 +18,7 @@ type ListShipments struct {
 }
 
 // ShipmentPage is one page of summaries and the number of all matches.
-type ShipmentPage struct {
-	Records []json.RawMessage
-	Total   int
-}
+type ShipmentPage = usecase.Page[json.RawMessage]
 
 // ShipmentList is the read model of shipments.
 type ShipmentList interface {
@@ -31,9 +30,9 @@ type ListShipmentsHandler struct {
 	list ShipmentList
 }
 
-// NewListShipmentsHandler returns the handler.
-func NewListShipmentsHandler(list ShipmentList) ListShipmentsHandler {
-	return ListShipmentsHandler{list: list}
+// NewListShipmentsHandler reads pages from the list read model.
+func NewListShipmentsHandler(list ShipmentList, obs usecase.Observer) usecase.QueryHandler[ListShipments, ShipmentPage] {
+	return usecase.Query(ListShipmentsHandler{list: list}, obs)
 }
 
 // Handle returns the page.

@@ -8,6 +8,7 @@ import (
 	"shipd/modules/tracking/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/usecase"
 )
 
 // DueCheck is a parcel claimed for its scheduled check, as it was when
@@ -19,47 +20,27 @@ type DueCheck struct {
 	ChannelErr error
 }
 
-// CheckDueParcelsHandler makes the scheduled checks: it claims due parcels
-// (a short transaction that leases them), asks the carrier about each
-// outside any transaction, and records the answers of many checks in one
-// short transaction (outcomeLog). A refresh is CheckTrackingParcelHandler,
-// which records its one answer before it replies.
+// CheckDueParcelsHandler makes the scheduled checks of parcels the worker
+// claimed (query.ClaimDueChecks): it asks the carrier about each outside any
+// transaction and records the answers of many checks in one short
+// transaction (outcomeLog). A refresh is CheckTrackingParcelHandler, which
+// records its one answer before it replies.
 type CheckDueParcelsHandler struct {
-	queue    CheckQueue
-	channels channels.Channels
 	checker  checker
 	outcomes *outcomeLog
 }
 
-// NewCheckDueParcelsHandler returns the handler.
-func NewCheckDueParcelsHandler(repo domain.Repository, queue CheckQueue, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, timeout time.Duration) CheckDueParcelsHandler {
-	return CheckDueParcelsHandler{queue: queue, channels: ch, checker: checker{providers: providers, clock: clk, timeout: timeout},
-		outcomes: &outcomeLog{repo: repo, queue: queue}}
+// NewCheckDueParcelsHandler needs the carrier registry, the time one
+// carrier call may take, and the queue whose leases the outcomes end.
+func NewCheckDueParcelsHandler(repo domain.Repository, queue CheckQueue, providers *carrier.Registry, clk clock.Clock, timeout time.Duration, obs usecase.Observer) usecase.CommandHandler[DueCheck] {
+	return usecase.Command(newCheckDueParcels(repo, queue, providers, clk, timeout), obs)
 }
 
-// Claim leases up to limit due parcels and reads the channel of each once
-// per claim, not once per parcel: the claim's parcels are checked within
-// moments of each other, as a single check's read came moments before its
-// call.
-func (h CheckDueParcelsHandler) Claim(ctx context.Context, limit int, lease time.Duration) ([]DueCheck, error) {
-	states, err := h.queue.Claim(ctx, limit, lease)
-	if err != nil {
-		return nil, err
+func newCheckDueParcels(repo domain.Repository, queue CheckQueue, providers *carrier.Registry, clk clock.Clock, timeout time.Duration) CheckDueParcelsHandler {
+	if repo == nil || queue == nil {
+		panic("tracking: scheduled checks need the repository and the check queue")
 	}
-	type channelKey struct{ account, channel string }
-	read := map[channelKey]DueCheck{}
-	due := make([]DueCheck, len(states))
-	for i, st := range states {
-		k := channelKey{st.AccountID, st.ChannelID}
-		d, ok := read[k]
-		if !ok {
-			d.Channel, d.ChannelErr = h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
-			read[k] = d
-		}
-		d.Parcel = st
-		due[i] = d
-	}
-	return due, nil
+	return CheckDueParcelsHandler{checker: newChecker(providers, clk, timeout), outcomes: &outcomeLog{repo: repo, queue: queue}}
 }
 
 // Handle checks one claimed parcel and hands its outcome to the next group

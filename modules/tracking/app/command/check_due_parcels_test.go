@@ -57,9 +57,10 @@ func newChecks(t *testing.T) *checks {
 	c.repo = adapters.NewPostgresRepository(db, messaging.NewOutbox(watermill.NopLogger{}))
 	c.queue = adapters.NewCheckQueue(db, c.clk)
 	c.sandbox = sandbox.NewWithConfig(sandbox.Config{Clock: c.clk})
-	// Claim reads channels through the facade; these tests hand the
-	// channel over with each claimed parcel instead (dueChecks).
-	c.handler = command.NewCheckDueParcelsHandler(c.repo, c.queue, nil, carrier.NewRegistry(c.sandbox), c.clk, 5*time.Second)
+	// The claim (query.ClaimDueChecks) reads channels through the facade;
+	// these tests hand the channel over with each claimed parcel instead
+	// (dueChecks).
+	c.handler = command.NewCheckDueParcels(c.repo, c.queue, carrier.NewRegistry(c.sandbox), c.clk, 5*time.Second)
 	return c
 }
 

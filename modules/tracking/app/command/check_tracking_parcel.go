@@ -7,11 +7,11 @@ import (
 	"time"
 
 	channels "shipd/modules/channels/contract"
-	"shipd/modules/tracking/contract"
 	"shipd/modules/tracking/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // ErrCheckFailed means the carrier gave no answer; the failure is recorded
@@ -33,34 +33,35 @@ type CheckTrackingParcelHandler struct {
 	checker  checker
 }
 
-// NewCheckTrackingParcelHandler returns the handler.
-func NewCheckTrackingParcelHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, timeout time.Duration) CheckTrackingParcelHandler {
-	return CheckTrackingParcelHandler{repo: repo, channels: ch, checker: checker{providers: providers, clock: clk, timeout: timeout}}
+// NewCheckTrackingParcelHandler needs the parcel's channel (through the
+// channels facade), its carrier and the time one carrier call may take.
+func NewCheckTrackingParcelHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, timeout time.Duration, obs usecase.Observer) usecase.CommandHandler[CheckTrackingParcel] {
+	return usecase.Command(CheckTrackingParcelHandler{repo: repo, channels: ch, checker: newChecker(providers, clk, timeout)}, obs)
 }
 
 // Handle checks the parcel. New carrier events become status updates and
 // may move the status (tracking_parcel.updated, .status_changed); a carrier
 // that cannot be reached is a failed check, recorded with its reason, and
-// returns an error wrapping ErrCheckFailed. A deleted channel stops tracking.
-func (h CheckTrackingParcelHandler) Handle(ctx context.Context, cmd CheckTrackingParcel) (contract.Detail, error) {
+// returns an error wrapping ErrCheckFailed and a fault.Unavailable that
+// says why. A deleted channel stops tracking.
+func (h CheckTrackingParcelHandler) Handle(ctx context.Context, cmd CheckTrackingParcel) error {
 	st, err := h.repo.GetState(ctx, cmd.ID)
 	if err != nil {
-		return contract.Detail{}, err
+		return err
 	}
 	if cmd.AccountID != "" && st.AccountID != cmd.AccountID {
-		return contract.Detail{}, notYours()
+		return notYours()
 	}
 	ch, chErr := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
 	found, err := h.checker.check(ctx, st, ch, chErr)
 	if err != nil {
-		return contract.Detail{}, err
+		return err
 	}
 	change := found.change(cmd.ID, h.checker.clock.Now())
-	p, err := h.repo.Update(ctx, cmd.ID, func(p *domain.Parcel) ([]domain.Event, error) { return change.Apply(p), nil })
-	if err != nil {
-		return contract.Detail{}, err
+	if _, err := h.repo.Update(ctx, cmd.ID, func(p *domain.Parcel) ([]domain.Event, error) { return change.Apply(p), nil }); err != nil {
+		return err
 	}
-	return Detail(p), found.failed
+	return found.failed
 }
 
 // checker asks the carrier and says what a check changes; a refresh and the
@@ -71,13 +72,22 @@ type checker struct {
 	timeout   time.Duration // of one carrier call; the check lease outlasts it
 }
 
+// newChecker refuses missing dependencies itself: the handlers that hold a
+// checker keep it as a value, which usecase.Command cannot look into.
+func newChecker(providers *carrier.Registry, clk clock.Clock, timeout time.Duration) checker {
+	if providers == nil || clk == nil {
+		panic("tracking: a checker needs the carrier registry and a clock")
+	}
+	return checker{providers: providers, clock: clk, timeout: timeout}
+}
+
 // outcome is what a check found.
 type outcome struct {
 	// apply changes a parcel as the check found it at now and names the
 	// events of the change.
 	apply func(p *domain.Parcel, now time.Time) []domain.Event
-	// failed, when not nil, wraps ErrCheckFailed and says why the carrier
-	// gave no answer (apply records that too).
+	// failed, when not nil, wraps ErrCheckFailed and a fault.Unavailable
+	// that says why the carrier gave no answer (apply records that too).
 	failed error
 }
 
@@ -125,7 +135,7 @@ func (c checker) check(ctx context.Context, st domain.State, ch channels.Channel
 
 func (c checker) failed(why string, delay time.Duration) (outcome, error) {
 	o := changeBy(func(p *domain.Parcel, now time.Time) { p.CheckFailed(why, now, delay) })
-	o.failed = fmt.Errorf("%w: %s", ErrCheckFailed, why)
+	o.failed = fmt.Errorf("%w: %w", ErrCheckFailed, fault.Unavailable("The carrier could not be asked about this parcel: "+why))
 	return o, nil
 }
 

@@ -9,12 +9,14 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
-	"shipd/platform/ids"
+	"shipd/platform/usecase"
 )
 
 // CreateTrackingParcel is a checked request to track a carrier's parcel.
+// The caller chooses its id, and reads it back by it.
 type CreateTrackingParcel struct {
 	AccountID string
+	ParcelID  string
 	Parcel    domain.State // tracking number, channel, recipient, check settings, external data
 }
 
@@ -26,37 +28,35 @@ type CreateTrackingParcelHandler struct {
 	clock     clock.Clock
 }
 
-// NewCreateTrackingParcelHandler returns the handler.
-func NewCreateTrackingParcelHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock) CreateTrackingParcelHandler {
-	return CreateTrackingParcelHandler{repo: repo, channels: ch, providers: providers, clock: clk}
+// NewCreateTrackingParcelHandler needs the channels facade to check the
+// channel and the registry to know whether its carrier tracks.
+func NewCreateTrackingParcelHandler(repo domain.Repository, ch channels.Channels, providers *carrier.Registry, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[CreateTrackingParcel] {
+	return usecase.Command(CreateTrackingParcelHandler{repo: repo, channels: ch, providers: providers, clock: clk}, obs)
 }
 
 // Handle checks the channel and stores the parcel with its first check due
 // at once; the checker worker asks the carrier afterwards.
-func (h CreateTrackingParcelHandler) Handle(ctx context.Context, cmd CreateTrackingParcel) (contract.Detail, error) {
+func (h CreateTrackingParcelHandler) Handle(ctx context.Context, cmd CreateTrackingParcel) error {
 	ch, err := h.channels.ChannelForUse(ctx, cmd.AccountID, cmd.Parcel.ChannelID)
 	if fault.Is(err, fault.KindNotFound) {
-		return contract.Detail{}, fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
+		return fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
 	}
 	if err != nil {
-		return contract.Detail{}, err
+		return err
 	}
 	if !ch.Active() {
-		return contract.Detail{}, fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
+		return fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
 	}
 	if p, _ := h.providers.Get(ch.Provider); !tracks(p) {
-		return contract.Detail{}, fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot track parcels")
+		return fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot track parcels")
 	}
 	now := h.clock.Now()
 	st := cmd.Parcel
-	st.ID = ids.NewAt(ids.TrackingParcel, now)
+	st.ID = cmd.ParcelID
 	st.AccountID = cmd.AccountID
 	st.Provider = ch.Provider
 	p := domain.New(st, now)
-	if err := h.repo.Add(ctx, p, contract.TrackingParcelCreated{TrackingParcelEvent: parcelEvent(p, now)}); err != nil {
-		return contract.Detail{}, err
-	}
-	return Detail(p), nil
+	return h.repo.Add(ctx, p, contract.TrackingParcelCreated{TrackingParcelEvent: parcelEvent(p, now)})
 }
 
 func tracks(p carrier.Provider) bool {

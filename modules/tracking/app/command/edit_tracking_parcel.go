@@ -7,6 +7,7 @@ import (
 	"shipd/modules/tracking/domain"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // UpdateTrackingParcel changes the client's fields; nil leaves one as it is.
@@ -25,16 +26,16 @@ type UpdateTrackingParcelHandler struct {
 	clock clock.Clock
 }
 
-// NewUpdateTrackingParcelHandler returns the handler.
-func NewUpdateTrackingParcelHandler(repo domain.Repository, clk clock.Clock) UpdateTrackingParcelHandler {
-	return UpdateTrackingParcelHandler{repo: repo, clock: clk}
+// NewUpdateTrackingParcelHandler builds the edit of the client's fields.
+func NewUpdateTrackingParcelHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[UpdateTrackingParcel] {
+	return usecase.Command(UpdateTrackingParcelHandler{repo: repo, clock: clk}, obs)
 }
 
 // Handle applies the edit and publishes tracking_parcel.updated when
 // something changed.
-func (h UpdateTrackingParcelHandler) Handle(ctx context.Context, cmd UpdateTrackingParcel) (contract.Detail, error) {
+func (h UpdateTrackingParcelHandler) Handle(ctx context.Context, cmd UpdateTrackingParcel) error {
 	now := h.clock.Now()
-	p, err := h.repo.Update(ctx, cmd.ID, func(p *domain.Parcel) ([]domain.Event, error) {
+	_, err := h.repo.Update(ctx, cmd.ID, func(p *domain.Parcel) ([]domain.Event, error) {
 		if !p.BelongsTo(cmd.AccountID) {
 			return nil, notYours()
 		}
@@ -43,10 +44,7 @@ func (h UpdateTrackingParcelHandler) Handle(ctx context.Context, cmd UpdateTrack
 		}
 		return []domain.Event{contract.TrackingParcelUpdated{TrackingParcelEvent: parcelEvent(p, now)}}, nil
 	})
-	if err != nil {
-		return contract.Detail{}, err
-	}
-	return Detail(p), nil
+	return err
 }
 
 // DeleteTrackingParcel stops tracking a parcel the client created.
@@ -61,9 +59,9 @@ type DeleteTrackingParcelHandler struct {
 	clock clock.Clock
 }
 
-// NewDeleteTrackingParcelHandler returns the handler.
-func NewDeleteTrackingParcelHandler(repo domain.Repository, clk clock.Clock) DeleteTrackingParcelHandler {
-	return DeleteTrackingParcelHandler{repo: repo, clock: clk}
+// NewDeleteTrackingParcelHandler builds the deletion of client-made parcels.
+func NewDeleteTrackingParcelHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[DeleteTrackingParcel] {
+	return usecase.Command(DeleteTrackingParcelHandler{repo: repo, clock: clk}, obs)
 }
 
 // Handle deletes the parcel and its status updates; a shipment's parcel is refused.

@@ -6,6 +6,10 @@ import (
 	"shipd/modules/tracking/domain"
 )
 
+// NewCheckDueParcels is the undecorated handler, whose group commits these
+// tests drive by hand.
+var NewCheckDueParcels = newCheckDueParcels
+
 // CheckTogether checks each claimed parcel and records every outcome in one
 // group commit, as when the worker's checks finish while a commit is under
 // way; it returns the first error of a check that records nothing.

@@ -6,6 +6,7 @@ import (
 	"shipd/modules/tracking/domain"
 	"shipd/platform/clock"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // StopTrackingChannel ends the checks of every parcel tracked through a
@@ -21,9 +22,9 @@ type StopTrackingChannelHandler struct {
 	clock clock.Clock
 }
 
-// NewStopTrackingChannelHandler returns the handler.
-func NewStopTrackingChannelHandler(repo domain.Repository, clk clock.Clock) StopTrackingChannelHandler {
-	return StopTrackingChannelHandler{repo: repo, clock: clk}
+// NewStopTrackingChannelHandler builds what stops a deleted channel's parcels.
+func NewStopTrackingChannelHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[StopTrackingChannel] {
+	return usecase.Command(StopTrackingChannelHandler{repo: repo, clock: clk}, obs)
 }
 
 // channelDeleted is the reason a stopped parcel shows; a check that finds

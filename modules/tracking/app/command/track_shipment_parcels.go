@@ -9,6 +9,7 @@ import (
 	"shipd/platform/clock"
 	"shipd/platform/fault"
 	"shipd/platform/ids"
+	"shipd/platform/usecase"
 )
 
 // TrackShipmentParcels starts tracking the parcels of a shipment the
@@ -29,9 +30,9 @@ type TrackShipmentParcelsHandler struct {
 	clock clock.Clock
 }
 
-// NewTrackShipmentParcelsHandler returns the handler.
-func NewTrackShipmentParcelsHandler(repo domain.Repository, clk clock.Clock) TrackShipmentParcelsHandler {
-	return TrackShipmentParcelsHandler{repo: repo, clock: clk}
+// NewTrackShipmentParcelsHandler builds what tracks a booked shipment's parcels.
+func NewTrackShipmentParcelsHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[TrackShipmentParcels] {
+	return usecase.Command(TrackShipmentParcelsHandler{repo: repo, clock: clk}, obs)
 }
 
 // Handle creates the parcels with the default check settings. It runs in

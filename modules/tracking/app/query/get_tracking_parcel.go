@@ -8,6 +8,7 @@ import (
 	"shipd/modules/tracking/contract"
 	"shipd/modules/tracking/domain"
 	"shipd/platform/fault"
+	"shipd/platform/usecase"
 )
 
 // GetTrackingParcel asks for one of the account's tracking parcels.
@@ -22,9 +23,9 @@ type GetTrackingParcelHandler struct {
 	repo domain.Repository
 }
 
-// NewGetTrackingParcelHandler returns the handler.
-func NewGetTrackingParcelHandler(repo domain.Repository) GetTrackingParcelHandler {
-	return GetTrackingParcelHandler{repo: repo}
+// NewGetTrackingParcelHandler reads tracking parcels from the repository.
+func NewGetTrackingParcelHandler(repo domain.Repository, obs usecase.Observer) usecase.QueryHandler[GetTrackingParcel, contract.Detail] {
+	return usecase.Query(GetTrackingParcelHandler{repo: repo}, obs)
 }
 
 // Handle returns the record with its status updates, newest first.

@@ -3,6 +3,8 @@ package query
 import (
 	"context"
 	"encoding/json"
+
+	"shipd/platform/usecase"
 )
 
 // ListTrackingParcels asks for one page of an account's tracking parcels,
@@ -17,10 +19,7 @@ type ListTrackingParcels struct {
 }
 
 // TrackingParcelPage is one page of summaries and the number of all matches.
-type TrackingParcelPage struct {
-	Records []json.RawMessage
-	Total   int
-}
+type TrackingParcelPage = usecase.Page[json.RawMessage]
 
 // TrackingParcelList is the read model of tracking parcels.
 type TrackingParcelList interface {
@@ -32,9 +31,9 @@ type ListTrackingParcelsHandler struct {
 	list TrackingParcelList
 }
 
-// NewListTrackingParcelsHandler returns the handler.
-func NewListTrackingParcelsHandler(list TrackingParcelList) ListTrackingParcelsHandler {
-	return ListTrackingParcelsHandler{list: list}
+// NewListTrackingParcelsHandler reads pages from the list read model.
+func NewListTrackingParcelsHandler(list TrackingParcelList, obs usecase.Observer) usecase.QueryHandler[ListTrackingParcels, TrackingParcelPage] {
+	return usecase.Query(ListTrackingParcelsHandler{list: list}, obs)
 }
 
 // Handle returns the page.

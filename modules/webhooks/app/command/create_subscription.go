@@ -3,15 +3,18 @@ package command
 import (
 	"context"
 
-	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
+	"shipd/platform/usecase"
 )
 
-// CreateSubscription subscribes a URL of the account to event types.
+// CreateSubscription subscribes a URL of the account to event types, under
+// the id the caller chose (it reads the subscription back by it). Fields
+// carry the secret: the client's, or one the caller generated to show once.
 type CreateSubscription struct {
-	AccountID string
-	Fields    domain.Fields
+	AccountID      string
+	SubscriptionID string
+	Fields         domain.Fields
 }
 
 // CreateSubscriptionHandler stores new subscriptions.
@@ -20,17 +23,12 @@ type CreateSubscriptionHandler struct {
 	clock clock.Clock
 }
 
-// NewCreateSubscriptionHandler returns the handler.
-func NewCreateSubscriptionHandler(repo domain.Repository, clk clock.Clock) CreateSubscriptionHandler {
-	return CreateSubscriptionHandler{repo: repo, clock: clk}
+// NewCreateSubscriptionHandler builds the subscription of new URLs.
+func NewCreateSubscriptionHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[CreateSubscription] {
+	return usecase.Command(CreateSubscriptionHandler{repo: repo, clock: clk}, obs)
 }
 
-// Handle stores the subscription. generated is the secret shipd made when
-// the client sent none; it is shown this once and never again.
-func (h CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscription) (sub contract.Subscription, generated string, err error) {
-	s, generated := domain.NewSubscription(cmd.AccountID, cmd.Fields, h.clock.Now())
-	if err := h.repo.Add(ctx, s); err != nil {
-		return contract.Subscription{}, "", err
-	}
-	return Record(s), generated, nil
+// Handle stores the subscription.
+func (h CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscription) error {
+	return h.repo.Add(ctx, domain.NewSubscription(cmd.SubscriptionID, cmd.AccountID, cmd.Fields, h.clock.Now()))
 }

@@ -2,10 +2,12 @@ package command
 
 import (
 	"context"
+	"log/slog"
 
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
 	"shipd/platform/ids"
+	"shipd/platform/usecase"
 )
 
 // DeliverWebhook makes the next attempt of a claimed delivery.
@@ -21,9 +23,10 @@ type DeliverWebhookHandler struct {
 	clock      clock.Clock
 }
 
-// NewDeliverWebhookHandler returns the handler.
-func NewDeliverWebhookHandler(deliveries Deliveries, sender Sender, clk clock.Clock) DeliverWebhookHandler {
-	return DeliverWebhookHandler{deliveries: deliveries, sender: sender, clock: clk}
+// NewDeliverWebhookHandler needs the sender that signs nothing itself: the
+// request is signed here, the sender only POSTs it.
+func NewDeliverWebhookHandler(deliveries Deliveries, sender Sender, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[DeliverWebhook] {
+	return usecase.Command(DeliverWebhookHandler{deliveries: deliveries, sender: sender, clock: clk}, obs)
 }
 
 // Handle makes one attempt. A subscription paused or deleted since the
@@ -59,12 +62,16 @@ type PurgeDeliveryLogsHandler struct {
 	clock      clock.Clock
 }
 
-// NewPurgeDeliveryLogsHandler returns the handler.
-func NewPurgeDeliveryLogsHandler(deliveries Deliveries, clk clock.Clock) PurgeDeliveryLogsHandler {
-	return PurgeDeliveryLogsHandler{deliveries: deliveries, clock: clk}
+// NewPurgeDeliveryLogsHandler builds the purge of expired delivery logs.
+func NewPurgeDeliveryLogsHandler(deliveries Deliveries, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[PurgeDeliveryLogs] {
+	return usecase.Command(PurgeDeliveryLogsHandler{deliveries: deliveries, clock: clk}, obs)
 }
 
-// Handle purges and says how many rows went.
-func (h PurgeDeliveryLogsHandler) Handle(ctx context.Context, _ PurgeDeliveryLogs) (int64, error) {
-	return h.deliveries.Purge(ctx, h.clock.Now().Add(-domain.LogRetention))
+// Handle purges, and logs how many rows went when any did.
+func (h PurgeDeliveryLogsHandler) Handle(ctx context.Context, _ PurgeDeliveryLogs) error {
+	n, err := h.deliveries.Purge(ctx, h.clock.Now().Add(-domain.LogRetention))
+	if n > 0 {
+		slog.InfoContext(ctx, "purged webhook delivery logs", "rows", n)
+	}
+	return err
 }

@@ -3,9 +3,9 @@ package command
 import (
 	"context"
 
-	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
+	"shipd/platform/usecase"
 )
 
 // UpdateSubscription changes a subscription; pausing it (Active false)
@@ -22,24 +22,21 @@ type UpdateSubscriptionHandler struct {
 	clock clock.Clock
 }
 
-// NewUpdateSubscriptionHandler returns the handler.
-func NewUpdateSubscriptionHandler(repo domain.Repository, clk clock.Clock) UpdateSubscriptionHandler {
-	return UpdateSubscriptionHandler{repo: repo, clock: clk}
+// NewUpdateSubscriptionHandler builds the change of subscriptions.
+func NewUpdateSubscriptionHandler(repo domain.Repository, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[UpdateSubscription] {
+	return usecase.Command(UpdateSubscriptionHandler{repo: repo, clock: clk}, obs)
 }
 
-// Handle updates the subscription and returns it.
-func (h UpdateSubscriptionHandler) Handle(ctx context.Context, cmd UpdateSubscription) (contract.Subscription, error) {
-	s, err := h.repo.Update(ctx, cmd.ID, func(s *domain.Subscription) error {
+// Handle updates the subscription.
+func (h UpdateSubscriptionHandler) Handle(ctx context.Context, cmd UpdateSubscription) error {
+	_, err := h.repo.Update(ctx, cmd.ID, func(s *domain.Subscription) error {
 		if !s.BelongsTo(cmd.AccountID) {
 			return NotYours()
 		}
 		s.Apply(cmd.Change, h.clock.Now())
 		return nil
 	})
-	if err != nil {
-		return contract.Subscription{}, err
-	}
-	return Record(s), nil
+	return err
 }
 
 // DeleteSubscription removes a subscription and cancels its pending retries.
@@ -53,9 +50,9 @@ type DeleteSubscriptionHandler struct {
 	repo domain.Repository
 }
 
-// NewDeleteSubscriptionHandler returns the handler.
-func NewDeleteSubscriptionHandler(repo domain.Repository) DeleteSubscriptionHandler {
-	return DeleteSubscriptionHandler{repo: repo}
+// NewDeleteSubscriptionHandler builds the deletion of subscriptions.
+func NewDeleteSubscriptionHandler(repo domain.Repository, obs usecase.Observer) usecase.CommandHandler[DeleteSubscription] {
+	return usecase.Command(DeleteSubscriptionHandler{repo: repo}, obs)
 }
 
 // Handle deletes the subscription.

@@ -9,6 +9,7 @@ import (
 
 	"shipd/modules/webhooks/contract"
 	"shipd/platform/clock"
+	"shipd/platform/usecase"
 )
 
 // FanOutEvent turns one event of another module into a delivery for each
@@ -30,9 +31,9 @@ type FanOutEventHandler struct {
 	clock      clock.Clock
 }
 
-// NewFanOutEventHandler returns the handler.
-func NewFanOutEventHandler(deliveries Deliveries, clk clock.Clock) FanOutEventHandler {
-	return FanOutEventHandler{deliveries: deliveries, clock: clk}
+// NewFanOutEventHandler builds the fan-out of events to subscriptions.
+func NewFanOutEventHandler(deliveries Deliveries, clk clock.Clock, obs usecase.Observer) usecase.CommandHandler[FanOutEvent] {
+	return usecase.Command(FanOutEventHandler{deliveries: deliveries, clock: clk}, obs)
 }
 
 // Handle renders the body once, so every attempt sends the same bytes, and

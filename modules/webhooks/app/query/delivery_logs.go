@@ -5,6 +5,7 @@ import (
 
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/contract"
+	"shipd/platform/usecase"
 )
 
 // ListDeliveryLogs asks for one page of a subscription's attempt logs,
@@ -19,10 +20,7 @@ type ListDeliveryLogs struct {
 }
 
 // DeliveryLogPage is one page and the number of all matches.
-type DeliveryLogPage struct {
-	Records []contract.DeliveryLog
-	Total   int
-}
+type DeliveryLogPage = usecase.Page[contract.DeliveryLog]
 
 // GetDeliveryLog asks for one attempt log of a subscription.
 type GetDeliveryLog struct {
@@ -39,34 +37,45 @@ type DeliveryLogs interface {
 	GetDeliveryLog(ctx context.Context, subscriptionID, id string) (contract.DeliveryLog, error)
 }
 
-// DeliveryLogsHandler serves both log queries.
-type DeliveryLogsHandler struct {
+// ListDeliveryLogsHandler pages through a subscription's logs.
+type ListDeliveryLogsHandler struct {
 	logs DeliveryLogs
 }
 
-// NewDeliveryLogsHandler returns the handler.
-func NewDeliveryLogsHandler(logs DeliveryLogs) DeliveryLogsHandler {
-	return DeliveryLogsHandler{logs: logs}
+// NewListDeliveryLogsHandler reads the delivery logs.
+func NewListDeliveryLogsHandler(logs DeliveryLogs, obs usecase.Observer) usecase.QueryHandler[ListDeliveryLogs, DeliveryLogPage] {
+	return usecase.Query(ListDeliveryLogsHandler{logs: logs}, obs)
 }
 
-// List returns a page of the subscription's logs.
-func (h DeliveryLogsHandler) List(ctx context.Context, q ListDeliveryLogs) (DeliveryLogPage, error) {
-	if err := h.owned(ctx, q.AccountID, q.SubscriptionID); err != nil {
+// Handle returns a page of the subscription's logs.
+func (h ListDeliveryLogsHandler) Handle(ctx context.Context, q ListDeliveryLogs) (DeliveryLogPage, error) {
+	if err := subscriptionOf(ctx, h.logs, q.AccountID, q.SubscriptionID); err != nil {
 		return DeliveryLogPage{}, err
 	}
 	return h.logs.ListDeliveryLogs(ctx, q)
 }
 
-// Get returns one log of the subscription.
-func (h DeliveryLogsHandler) Get(ctx context.Context, q GetDeliveryLog) (contract.DeliveryLog, error) {
-	if err := h.owned(ctx, q.AccountID, q.SubscriptionID); err != nil {
+// GetDeliveryLogHandler reads one log of a subscription.
+type GetDeliveryLogHandler struct {
+	logs DeliveryLogs
+}
+
+// NewGetDeliveryLogHandler reads the delivery logs.
+func NewGetDeliveryLogHandler(logs DeliveryLogs, obs usecase.Observer) usecase.QueryHandler[GetDeliveryLog, contract.DeliveryLog] {
+	return usecase.Query(GetDeliveryLogHandler{logs: logs}, obs)
+}
+
+// Handle returns the log.
+func (h GetDeliveryLogHandler) Handle(ctx context.Context, q GetDeliveryLog) (contract.DeliveryLog, error) {
+	if err := subscriptionOf(ctx, h.logs, q.AccountID, q.SubscriptionID); err != nil {
 		return contract.DeliveryLog{}, err
 	}
 	return h.logs.GetDeliveryLog(ctx, q.SubscriptionID, q.ID)
 }
 
-func (h DeliveryLogsHandler) owned(ctx context.Context, account, subscriptionID string) error {
-	owner, err := h.logs.SubscriptionAccount(ctx, subscriptionID)
+// subscriptionOf refuses logs of another account's subscription.
+func subscriptionOf(ctx context.Context, logs DeliveryLogs, account, subscriptionID string) error {
+	owner, err := logs.SubscriptionAccount(ctx, subscriptionID)
 	if err != nil {
 		return err
 	}

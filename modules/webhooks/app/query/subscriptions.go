@@ -7,6 +7,7 @@ import (
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
+	"shipd/platform/usecase"
 )
 
 // GetSubscription asks for one of the account's subscriptions.
@@ -20,9 +21,9 @@ type GetSubscriptionHandler struct {
 	repo domain.Repository
 }
 
-// NewGetSubscriptionHandler returns the handler.
-func NewGetSubscriptionHandler(repo domain.Repository) GetSubscriptionHandler {
-	return GetSubscriptionHandler{repo: repo}
+// NewGetSubscriptionHandler reads subscriptions from the repository.
+func NewGetSubscriptionHandler(repo domain.Repository, obs usecase.Observer) usecase.QueryHandler[GetSubscription, contract.Subscription] {
+	return usecase.Query(GetSubscriptionHandler{repo: repo}, obs)
 }
 
 // Handle returns the subscription, secret masked.
@@ -45,10 +46,7 @@ type ListSubscriptions struct {
 }
 
 // SubscriptionPage is one page and the number of all subscriptions.
-type SubscriptionPage struct {
-	Records []contract.Subscription
-	Total   int
-}
+type SubscriptionPage = usecase.Page[contract.Subscription]
 
 // SubscriptionList reads subscriptions for lists.
 type SubscriptionList interface {
@@ -60,9 +58,9 @@ type ListSubscriptionsHandler struct {
 	list SubscriptionList
 }
 
-// NewListSubscriptionsHandler returns the handler.
-func NewListSubscriptionsHandler(list SubscriptionList) ListSubscriptionsHandler {
-	return ListSubscriptionsHandler{list: list}
+// NewListSubscriptionsHandler reads pages of subscriptions.
+func NewListSubscriptionsHandler(list SubscriptionList, obs usecase.Observer) usecase.QueryHandler[ListSubscriptions, SubscriptionPage] {
+	return usecase.Query(ListSubscriptionsHandler{list: list}, obs)
 }
 
 // Handle returns the page.

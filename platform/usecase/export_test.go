@@ -1,0 +1,4 @@
+package usecase
+
+// ModuleOf is moduleOf, for the naming test.
+var ModuleOf = moduleOf

@@ -1,0 +1,55 @@
+package usecase
+
+import (
+	"log/slog"
+	"time"
+
+	"shipd/platform/fault"
+)
+
+// Observer is where the decorators report: a logger and the metrics of
+// every use case run.
+type Observer struct {
+	Logger  *slog.Logger
+	Metrics Metrics
+}
+
+// Metrics records one run of a use case: its name ("shipments.CreateShipment"),
+// kind ("command" or "query"), outcome (see Outcome) and duration.
+type Metrics interface {
+	ObserveUseCase(name, kind, outcome string, took time.Duration)
+}
+
+func (o Observer) mustBeComplete(useCase string) {
+	if o.Logger == nil || o.Metrics == nil {
+		panic("usecase: " + useCase + " built without a logger and metrics to report to")
+	}
+}
+
+// Outcome names how a run ended, for metrics and logs: "ok", the kind of
+// fault the API answers with ("not_found", "validation", ...), or "error"
+// for anything unexpected.
+func Outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	f, ok := fault.As(err)
+	if !ok {
+		return "error"
+	}
+	switch f.Kind {
+	case fault.KindInvalid:
+		return "invalid"
+	case fault.KindNotFound:
+		return "not_found"
+	case fault.KindForbidden:
+		return "forbidden"
+	case fault.KindConflict:
+		return "conflict"
+	case fault.KindValidation:
+		return "validation"
+	case fault.KindUnavailable:
+		return "unavailable"
+	}
+	return "error"
+}
