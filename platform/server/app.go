@@ -16,10 +16,10 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"shipd/dashboard"
 	"shipd/platform/apidoc"
 	"shipd/platform/auth"
 	"shipd/platform/config"
-	"shipd/platform/dashboard"
 	"shipd/platform/httpapi"
 	"shipd/platform/idempotency"
 	"shipd/platform/messaging"
