@@ -21,7 +21,7 @@ import (
 // user's account as the principal (ADR 0027). It then sees exactly what that
 // account's keys see, validates input with the API's own rules, and imports
 // of the modules only their published contract types, which it reads the
-// answers into: no copy of a record to drift from it.
+// answers into: no copy of a record to drift from it (architecture rule 7).
 
 // apiAnswer is what the API answered an in-process call.
 type apiAnswer struct {
