@@ -15,6 +15,7 @@ import (
 	"shipd/adapters/carriers/ppl"
 	"shipd/adapters/carriers/sandbox"
 	"shipd/adapters/labels"
+	"shipd/dashboard"
 	"shipd/modules/channels"
 	channelscontract "shipd/modules/channels/contract"
 	"shipd/modules/channels/contract/remote"
@@ -171,6 +172,12 @@ func channelsFacade(cfg config.Config, local *channelsports.Facade, box *secrets
 // modules lists the bounded contexts the server runs.
 func modules(ch *channels.Module, sh *shipments.Module, tr *tracking.Module, wh *webhooks.Module) []server.Module {
 	return []server.Module{ch, sh, tr, wh}
+}
+
+// frontends are the driving adapters beside the modules' API: the
+// dashboard's pages. The server mounts them only where every module runs.
+func frontends(keys *auth.Store, limiter *ratelimit.Limiter) []server.Frontend {
+	return []server.Frontend{dashboard.New(keys, limiter)}
 }
 
 // labelMerger joins per-parcel labels for the shipments module.

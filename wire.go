@@ -31,6 +31,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		idempotency.NewStore,
 		server.NewJanitor,
 		modules,
+		frontends,
 		forwarder,
 		workers,
 		server.NewApp,

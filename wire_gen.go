@@ -130,10 +130,11 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	retentionWorker := ports4.NewRetentionWorker(application3, cfg)
 	webhooksModule := webhooks.NewModule(httpServer3, portsEventHandlers, deliveryWorker, retentionWorker)
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
+	v2 := frontends(store, limiter)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
 	messagingForwarder := forwarder(db, messagingWakeup, broker, cfg, v, logger)
-	v2 := workers(janitor, presence, messagingForwarder)
-	serverApp, err := server.NewApp(cfg, db, platformDB, logger, messagingBus, store, limiter, idempotencyStore, v, v2, registry)
+	v3 := workers(janitor, presence, messagingForwarder)
+	serverApp, err := server.NewApp(cfg, db, platformDB, logger, messagingBus, store, limiter, idempotencyStore, v, v2, v3, registry)
 	if err != nil {
 		cleanup4()
 		cleanup3()

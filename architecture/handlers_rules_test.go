@@ -1,6 +1,6 @@
 package architecture_test
 
-// Unit tests of rule 7's checker (handlers_test.go): each way of breaking
+// Unit tests of rule 8's checker (handlers_test.go): each way of breaking
 // the handler shape is caught, and the shape itself passes.
 
 import (
@@ -121,8 +121,8 @@ func TestHandlerShapeCatchesEveryDeparture(t *testing.T) {
 			t.Errorf("%s: not caught", tc.name)
 			continue
 		}
-		if vs[0].Rule != 7 || !strings.Contains(vs[0].Subject, tc.wantSubject) {
-			t.Errorf("%s: caught as %v, want rule 7 naming %q", tc.name, vs[0], tc.wantSubject)
+		if vs[0].Rule != 8 || !strings.Contains(vs[0].Subject, tc.wantSubject) {
+			t.Errorf("%s: caught as %v, want rule 8 naming %q", tc.name, vs[0], tc.wantSubject)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 package architecture_test
 
-// Rule 7: one shape for every use case (ADR 0035). The checker reads the
+// Rule 8: one shape for every use case (ADR 0035). The checker reads the
 // syntax of modules/<m>/app/command, app/query and app/app.go; its own unit
 // tests are in handlers_rules_test.go.
 
@@ -16,7 +16,7 @@ import (
 	"testing"
 )
 
-const rule7Text = "a module's use case is a type XHandler in app/command with the one method Handle(ctx context.Context, cmd C) error, " +
+const rule8Text = "a module's use case is a type XHandler in app/command with the one method Handle(ctx context.Context, cmd C) error, " +
 	"or in app/query with Handle(ctx context.Context, q Q) (R, error), built only by NewXHandler, which returns " +
 	"usecase.Command(...) as a usecase.CommandHandler[C] (usecase.Query(...) as a usecase.QueryHandler[Q, R]); " +
 	"app.go's Commands and Queries hold only those"
@@ -38,7 +38,7 @@ func useCaseKind(rel string) string {
 	return ""
 }
 
-// checkHandlerShape checks one parsed non-test file against rule 7.
+// checkHandlerShape checks one parsed non-test file against rule 8.
 func checkHandlerShape(fset *token.FileSet, rel string, f *ast.File) []violation {
 	kind := useCaseKind(rel)
 	if kind == "" {
@@ -46,7 +46,7 @@ func checkHandlerShape(fset *token.FileSet, rel string, f *ast.File) []violation
 	}
 	var vs []violation
 	bad := func(n ast.Node, subject string) {
-		vs = append(vs, violation{Pos: fmt.Sprintf("%s:%d", rel, fset.Position(n.Pos()).Line), Subject: subject, Rule: 7, Text: rule7Text})
+		vs = append(vs, violation{Pos: fmt.Sprintf("%s:%d", rel, fset.Position(n.Pos()).Line), Subject: subject, Rule: 8, Text: rule8Text})
 	}
 	if kind == "app" {
 		for _, d := range f.Decls {
@@ -252,13 +252,13 @@ func handlersWithoutHandle(fset *token.FileSet, rels []string, files []*ast.File
 	for name, n := range declared {
 		if !handled[name] {
 			vs = append(vs, violation{Pos: fmt.Sprintf("%s:%d", where[name], fset.Position(n.Pos()).Line),
-				Subject: "type " + name + " without Handle", Rule: 7, Text: rule7Text})
+				Subject: "type " + name + " without Handle", Rule: 8, Text: rule8Text})
 		}
 	}
 	return vs
 }
 
-// checkHandlerTree applies rule 7 to every non-test Go file of every
+// checkHandlerTree applies rule 8 to every non-test Go file of every
 // module's app package.
 func checkHandlerTree(root string) (files int, vs []violation, err error) {
 	fset := token.NewFileSet()
@@ -314,7 +314,7 @@ func TestHandlerShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	if files < 8 {
-		t.Fatalf("rule 7 read %d files of the modules' app packages; expected every module's", files)
+		t.Fatalf("rule 8 read %d files of the modules' app packages; expected every module's", files)
 	}
 	for _, v := range vs {
 		t.Error(v)

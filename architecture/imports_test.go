@@ -35,6 +35,7 @@ const (
 	modulesPath   = modulePath + "/modules"
 	platformPath  = modulePath + "/platform"
 	adaptersPath  = modulePath + "/adapters"
+	dashboardPath = modulePath + "/dashboard"
 	idsPath       = platformPath + "/ids"
 	carrierPath   = platformPath + "/carrier"
 	faultPath     = platformPath + "/fault"
@@ -59,11 +60,12 @@ const (
 	rule2Text  = "shipd/modules/*/domain/... imports only the standard library, shipd/platform/ids, shipd/platform/carrier, shipd/platform/fault and its own module's domain packages"
 	rule2bText = "shipd/platform/fault imports only the standard library (domain may import it only because of that; ADR 0005)"
 	rule3Text  = "shipd/modules/*/app/... never imports shipd/modules/*/adapters/..., shipd/modules/*/ports/..., shipd/adapters/..., sqlx, lib/pq, gorilla/mux, net/http or database/sql"
-	rule4Text  = "shipd/platform/... imports no shipd/modules/..., no shipd/adapters/... and not the root package shipd"
+	rule4Text  = "shipd/platform/... imports no shipd/modules/..., no shipd/adapters/..., no shipd/dashboard/... and not the root package shipd"
 	rule4bText = "shipd/adapters/... imports no shipd/modules/... and not the root package shipd"
 	rule5Text  = "SQL in shipd/modules/<m>/ touches only the schema <m>"
 	rule5bText = "a migration named after module <m> creates and alters objects only in the schema <m>"
 	rule6Text  = "every directory under modules/ has module.go and the subdirectories domain/, app/, ports/, adapters/, contract/"
+	rule7Text  = "shipd/dashboard/... imports from the modules only shipd/modules/*/contract (and its subpackages), never a module's root package, app, domain, ports or adapters"
 )
 
 // violation is one broken rule at one place.
@@ -79,7 +81,7 @@ func (v violation) String() string {
 }
 
 // ---------------------------------------------------------------------------
-// Rules 1-4: imports.
+// Rules 1-4 and 7: imports.
 
 // importRule forbids some imports to some packages. Both functions take
 // import paths: pkg is the importing package, imp the imported one.
@@ -154,7 +156,9 @@ var importRules = []importRule{
 		text:    rule4Text,
 		applies: func(pkg string) bool { return under(pkg, platformPath) },
 		forbids: func(_, imp string) bool {
-			return imp == modulePath || under(imp, modulesPath) || under(imp, adaptersPath)
+			// The dashboard is a driving adapter the composition root hands
+			// to the server (server.Frontend), never a platform dependency.
+			return imp == modulePath || under(imp, modulesPath) || under(imp, adaptersPath) || under(imp, dashboardPath)
 		},
 	},
 	{
@@ -163,6 +167,21 @@ var importRules = []importRule{
 		applies: func(pkg string) bool { return under(pkg, adaptersPath) },
 		forbids: func(_, imp string) bool {
 			return imp == modulePath || under(imp, modulesPath)
+		},
+	},
+	{
+		// The dashboard reaches the modules through /v1 only (ADR 0027); it
+		// may read their answers into their published records, but not call
+		// or know their insides.
+		num:     7,
+		text:    rule7Text,
+		applies: func(pkg string) bool { return under(pkg, dashboardPath) },
+		forbids: func(_, imp string) bool {
+			if !under(imp, modulesPath) {
+				return false
+			}
+			y, ok := moduleOf(imp)
+			return !ok || !under(imp, modulesPath+"/"+y+"/contract")
 		},
 	},
 }
@@ -335,7 +354,7 @@ func checkMigration(file, sql string, modules, known []string) []violation {
 // ---------------------------------------------------------------------------
 // Rules 1-5 on one Go file.
 
-// checkGoFile parses one non-test Go file and checks its imports (rules 1-4)
+// checkGoFile parses one non-test Go file and checks its imports (rules 1-4, 7)
 // and, for files under modules/<m>/, its string literals (rule 5).
 func checkGoFile(fset *token.FileSet, file string, src []byte, known []string) ([]violation, error) {
 	mod, inModule := moduleOf(packageOf(file))

@@ -93,11 +93,33 @@ func TestImportRules(t *testing.T) {
 		{"adapters/labels/merge.go", "shipd/adapters/labels/pdf", nil},
 		{"adapters/labels/merge.go", "net/http", nil},
 
+		// Rule 4: platform imports no dashboard either; the root hands it in.
+		{"platform/server/app.go", "shipd/dashboard", []int{4}},
+		{"platform/apptest/apptest.go", "shipd/dashboard/templates", []int{4}},
+		{"platform/server/app.go", "shipd/dashboardx", nil},
+		{"providers.go", "shipd/dashboard", nil},
+
+		// Rule 7: the dashboard imports only the modules' contracts.
+		{"dashboard/shipments.go", "shipd/modules/shipments/contract", nil},
+		{"dashboard/channels.go", "shipd/modules/channels/contract/remote", nil},
+		{"dashboard/dashboard.go", "shipd/platform/auth", nil},
+		{"dashboard/dashboard.go", "github.com/gorilla/mux", nil},
+		{"dashboard/shipments.go", "shipd/modules/shipments/app", []int{7}},
+		{"dashboard/shipments.go", "shipd/modules/shipments/app/query", []int{7}},
+		{"dashboard/shipments.go", "shipd/modules/shipments/domain", []int{7}},
+		{"dashboard/webhooks.go", "shipd/modules/webhooks/ports", []int{7}},
+		{"dashboard/webhooks.go", "shipd/modules/webhooks/adapters", []int{7}},
+		{"dashboard/channels.go", "shipd/modules/channels", []int{7}},
+		{"dashboard/channels.go", "shipd/modules/channels/contractx", []int{7}},
+		{"dashboard/channels.go", "shipd/modules", []int{7}},
+		{"dashboard/internal/pages/x.go", "shipd/modules/tracking/domain", []int{7}},
+
 		// Places no rule covers.
 		{"wire.go", "shipd/modules/shipments", nil},
 		{"cmd/shipd/main.go", "shipd/modules/channels/adapters/postgres", nil},
 		{"platformx/x.go", "shipd/modules/shipments", nil},
 		{"modulesx/a/app/x.go", "net/http", nil},
+		{"dashboardx/x.go", "shipd/modules/shipments/app", nil},
 	}
 	for _, tc := range tests {
 		vs := checkImport(tc.file, tc.imp)
@@ -285,6 +307,8 @@ func TestCheckTree(t *testing.T) {
 		"platform/ids/ids.go":                       "package ids\nimport \"shipd/modules/channels/contract\"\n",
 		"platform/fault/fault.go":                   "package fault\nimport \"github.com/pkg/errors\"\n",
 		"adapters/carriers/ppl/ppl.go":              "package ppl\nimport \"shipd\"\n",
+		"platform/server/app.go":                    "package server\nimport \"shipd/dashboard\"\n",
+		"dashboard/pages.go":                        "package dashboard\n\nimport (\n\t\"shipd/modules/shipments/contract\"\n\t\"shipd/modules/shipments/app\"\n)\n",
 		"migrations/00004_tracking.sql":             "CREATE TABLE tracking.parcels (id text REFERENCES shipments.shipments (id));\n",
 		"migrations/00001_platform.sql":             "CREATE TABLE platform.accounts (id text);\n",
 		"modules/webhooks/module.go":                "package webhooks\n",
@@ -321,6 +345,8 @@ func TestCheckTree(t *testing.T) {
 		`platform/ids/ids.go:2: import "shipd/modules/channels/contract" breaks rule 4: ` + rule4Text,
 		`platform/fault/fault.go:2: import "github.com/pkg/errors" breaks rule 2: ` + rule2bText,
 		`adapters/carriers/ppl/ppl.go:2: import "shipd" breaks rule 4: ` + rule4bText,
+		`platform/server/app.go:2: import "shipd/dashboard" breaks rule 4: ` + rule4Text,
+		`dashboard/pages.go:5: import "shipd/modules/shipments/app" breaks rule 7: ` + rule7Text,
 		`migrations/00004_tracking.sql:1: SQL "REFERENCES shipments.shipments" (schema shipments) breaks rule 5: a migration named after module tracking creates and alters objects only in the schema tracking`,
 		`modules/webhooks/: missing domain/, app/, ports/, adapters/, contract/ breaks rule 6: ` + rule6Text,
 	}
@@ -329,8 +355,8 @@ func TestCheckTree(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n got:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 	}
-	if rep.GoFiles != 10 || rep.SQLFiles != 3 {
-		t.Errorf("checked %d Go files and %d SQL files, want 10 and 3", rep.GoFiles, rep.SQLFiles)
+	if rep.GoFiles != 12 || rep.SQLFiles != 3 {
+		t.Errorf("checked %d Go files and %d SQL files, want 12 and 3", rep.GoFiles, rep.SQLFiles)
 	}
 }
 

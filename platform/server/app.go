@@ -19,7 +19,6 @@ import (
 	"shipd/platform/apidoc"
 	"shipd/platform/auth"
 	"shipd/platform/config"
-	"shipd/platform/dashboard"
 	"shipd/platform/httpapi"
 	"shipd/platform/idempotency"
 	"shipd/platform/messaging"
@@ -43,7 +42,7 @@ type App struct {
 
 // NewApp assembles routes, middleware, handlers and workers.
 func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Logger, bus *messaging.Bus, keys *auth.Store,
-	limiter *ratelimit.Limiter, idem *idempotency.Store, modules []Module, workers []Worker, reg *prometheus.Registry) (*App, error) {
+	limiter *ratelimit.Limiter, idem *idempotency.Store, modules []Module, frontends []Frontend, workers []Worker, reg *prometheus.Registry) (*App, error) {
 	a := &App{cfg: cfg, db: db, platform: platform, logger: logger, bus: bus, modules: modules, workers: workers}
 	router := httpapi.NewRouter()
 	a.router = router
@@ -55,8 +54,11 @@ func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Lo
 	}
 	addOperatorRoutes(router, db, platform, reg, broker)
 	if cfg.RunsAllModules() {
-		// Its pages call every module's /v1 routes in process (ADR 0027).
-		dashboard.New(keys, limiter, router).Register(router)
+		// A frontend calls every module's /v1 routes in process (ADR 0027),
+		// so only a process that runs them all can serve it (ADR 0033).
+		for _, f := range frontends {
+			f.Register(router, router)
+		}
 	}
 	// Public documentation: before the /v1 subrouter, so no API key.
 	router.Handle("/v1/openapi.json", apidoc.Handler()).Methods(http.MethodGet)

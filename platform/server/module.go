@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/gorilla/mux"
 
@@ -32,6 +33,16 @@ type Module interface {
 // /internal (ADR 0033).
 type InternalModule interface {
 	RegisterInternalRoutes(r *mux.Router)
+}
+
+// Frontend is a driving adapter beside the modules (the dashboard): routes
+// of its own outside /v1 that reach the modules only through the /v1 API,
+// called in process (ADR 0027). The composition root hands it in, so the
+// platform imports no product UI.
+type Frontend interface {
+	// Register adds its routes to r. api serves /v1 with its middleware
+	// (the same router), for the frontend's in-process calls.
+	Register(r *mux.Router, api http.Handler)
 }
 
 // WorkerModule is a module with background loops of its own.

@@ -6,12 +6,14 @@ import (
 
 	"github.com/gorilla/mux"
 
+	channelscontract "shipd/modules/channels/contract"
 	"shipd/platform/auth"
 )
 
 // channelView is one channel's page.
 type channelView struct {
-	Channel      apiChannel
+	Channel      channelscontract.ShippingChannel
+	Problem      string // the carrier's last refusal (validationProblem): the record has no such method
 	ProviderName string
 	LabelFormat  string
 	Settings     []settingRow
@@ -24,7 +26,7 @@ type settingRow struct {
 
 // settingRows are the channel's settings in the provider's order, then any
 // the provider no longer describes. Values are the API's: secrets masked.
-func settingRows(c apiChannel, p apiProvider, known bool) []settingRow {
+func settingRows(c channelscontract.ShippingChannel, p apiProvider, known bool) []settingRow {
 	var rows []settingRow
 	seen := map[string]bool{}
 	if known {
@@ -49,7 +51,7 @@ func settingRows(c apiChannel, p apiProvider, known bool) []settingRow {
 }
 
 func (d *Dashboard) channelPage(w http.ResponseWriter, r *http.Request, s auth.Session) {
-	var c apiOne[apiChannel]
+	var c apiOne[channelscontract.ShippingChannel]
 	if _, ok := d.readURLs(w, r, s, "/shipping-channels", &c, "shipping channel"); !ok {
 		return
 	}
@@ -60,13 +62,13 @@ func (d *Dashboard) channelPage(w http.ResponseWriter, r *http.Request, s auth.S
 	d.renderChannel(w, r, s, http.StatusOK, v, c.Data)
 }
 
-func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, s auth.Session, status int, v view, c apiChannel) {
+func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, s auth.Session, status int, v view, c channelscontract.ShippingChannel) {
 	providers, ok := d.providers(w, r, s)
 	if !ok {
 		return
 	}
 	p, known := providerByCode(providers, c.Provider)
-	cv := channelView{Channel: c, ProviderName: providerName(providers, c.Provider),
+	cv := channelView{Channel: c, Problem: validationProblem(c), ProviderName: providerName(providers, c.Provider),
 		LabelFormat: defaultLabelFormat(c, providers), Settings: settingRows(c, p, known)}
 	v.Title, v.Nav, v.Session, v.Data = c.Name, "channels", &s, cv
 	d.render(w, status, "channels_show", v)
@@ -85,7 +87,7 @@ func (d *Dashboard) validateChannel(w http.ResponseWriter, r *http.Request, s au
 	}
 	switch {
 	case a.OK():
-		var got apiOne[apiChannel]
+		var got apiOne[channelscontract.ShippingChannel]
 		if err := a.decode(&got); err != nil {
 			d.failed(w, r, err)
 			return
@@ -96,7 +98,7 @@ func (d *Dashboard) validateChannel(w http.ResponseWriter, r *http.Request, s au
 		// The carrier refused (the channel now records why), the settings
 		// changed meanwhile, or the carrier could not be asked: the page
 		// shows the channel as it is now, under the API's words.
-		var c apiOne[apiChannel]
+		var c apiOne[channelscontract.ShippingChannel]
 		if !d.read(w, r, s, "/shipping-channels/"+id, &c, "shipping channel") {
 			return
 		}

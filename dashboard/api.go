@@ -20,7 +20,8 @@ import (
 // through the service's own /v1 API, called in process with the signed-in
 // user's account as the principal (ADR 0027). It then sees exactly what that
 // account's keys see, validates input with the API's own rules, and imports
-// no module.
+// of the modules only their published contract types, which it reads the
+// answers into: no copy of a record to drift from it (architecture rule 7).
 
 // apiAnswer is what the API answered an in-process call.
 type apiAnswer struct {

@@ -12,6 +12,7 @@ import (
 	"shipd/platform/apptest"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
+	"shipd/platform/config"
 )
 
 func TestSignInAndOut(t *testing.T) {
@@ -111,5 +112,21 @@ func TestSignInAttemptsAreLimited(t *testing.T) {
 	var sessions int
 	if err := env.DB.Get(&sessions, `SELECT count(*) FROM platform.sessions`); err != nil || sessions != 0 {
 		t.Errorf("%d sessions started past the limit", sessions)
+	}
+}
+
+// The pages call every module's /v1 routes in process, so a process that
+// runs only some modules serves none of them (ADR 0033); the one running
+// them all, as above, serves them all.
+func TestNotServedByAProcessOfSomeModules(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.Modules = []string{"webhooks"} }))
+	b := newBrowser(t, env.URL())
+	for _, path := range []string{"/dashboard", "/dashboard/sign-in", "/dashboard/shipments"} {
+		if status, _, _ := b.do(http.MethodGet, path, nil); status != http.StatusNotFound {
+			t.Errorf("GET %s on a webhooks process: %d, want 404", path, status)
+		}
+	}
+	if status, _, _ := b.do(http.MethodGet, "/healthz", nil); status != http.StatusOK {
+		t.Errorf("GET /healthz: %d: the process is not serving at all", status)
 	}
 }

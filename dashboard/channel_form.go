@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	channelscontract "shipd/modules/channels/contract"
 	"shipd/platform/auth"
 )
 
@@ -118,7 +119,7 @@ func (d *Dashboard) createChannel(w http.ResponseWriter, r *http.Request, s auth
 	}
 	switch {
 	case a.OK():
-		var created apiOne[apiChannel]
+		var created apiOne[channelscontract.ShippingChannel]
 		if err := a.decode(&created); err != nil {
 			d.failed(w, r, err)
 			return

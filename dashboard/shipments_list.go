@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	channelscontract "shipd/modules/channels/contract"
+	shipmentscontract "shipd/modules/shipments/contract"
+	trackingcontract "shipd/modules/tracking/contract"
 	"shipd/platform/auth"
 )
 
@@ -72,7 +75,7 @@ type shipmentsView struct {
 
 func (d *Dashboard) shipmentsPage(w http.ResponseWriter, r *http.Request, s auth.Session) {
 	f := shipmentFilterOf(r.URL.Query())
-	var list apiList[apiShipmentSummary]
+	var list apiList[shipmentscontract.Summary]
 	a, err := d.get(r, s, listURL("/shipments", f.values(), f.Page), &list)
 	if err != nil {
 		d.failed(w, r, err)
@@ -134,10 +137,10 @@ func (d *Dashboard) shipmentsPage(w http.ResponseWriter, r *http.Request, s auth
 // accountChannels lists the account's channels for the filter and the rows'
 // channel names: up to channelFilterPages pages of 100. ok is false when the
 // page was answered already (the call failed).
-func (d *Dashboard) accountChannels(w http.ResponseWriter, r *http.Request, s auth.Session) ([]apiChannel, bool) {
-	var all []apiChannel
+func (d *Dashboard) accountChannels(w http.ResponseWriter, r *http.Request, s auth.Session) ([]channelscontract.ShippingChannel, bool) {
+	var all []channelscontract.ShippingChannel
 	for page := 1; ; page++ {
-		var list apiList[apiChannel]
+		var list apiList[channelscontract.ShippingChannel]
 		if !d.read(w, r, s, "/shipping-channels?per_page=100&page="+strconv.Itoa(page), &list, "shipping channel") {
 			return nil, false
 		}
@@ -158,7 +161,7 @@ func (d *Dashboard) shipmentsByTrackingNumber(r *http.Request, s auth.Session, f
 	if f.ChannelID != "" {
 		q.Set("shipping_channel_id", f.ChannelID)
 	}
-	var list apiList[apiTrackingParcel]
+	var list apiList[trackingcontract.Summary]
 	a, err := d.get(r, s, "/tracking-parcels?"+q.Encode(), &list)
 	if err != nil || !a.OK() {
 		return nil

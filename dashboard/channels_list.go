@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	channelscontract "shipd/modules/channels/contract"
 	"shipd/platform/auth"
 )
 
@@ -22,7 +23,8 @@ type channelsListView struct {
 }
 
 type channelRow struct {
-	apiChannel
+	channelscontract.ShippingChannel
+	Problem      string // the carrier's last refusal (validationProblem): the record has no such method
 	ProviderName string
 	LabelFormat  string
 }
@@ -30,7 +32,7 @@ type channelRow struct {
 func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s auth.Session) {
 	in := r.URL.Query()
 	filters := url.Values{"status": {in.Get("status")}, "provider": {in.Get("provider")}, "per_page": {in.Get("per_page")}}
-	var list apiList[apiChannel]
+	var list apiList[channelscontract.ShippingChannel]
 	if !d.read(w, r, s, listURL("/shipping-channels", filters, in.Get("page")), &list, "shipping channel") {
 		return
 	}
@@ -41,7 +43,7 @@ func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s auth.
 	lv := channelsListView{Pager: newPager("/dashboard/channels", filters, list.Meta, "channel"), Providers: providers,
 		Status: filters.Get("status"), Provider: filters.Get("provider"), PerPage: filters.Get("per_page"), Statuses: channelStatuses}
 	for _, c := range list.Data {
-		lv.Rows = append(lv.Rows, channelRow{apiChannel: c, ProviderName: providerName(providers, c.Provider),
+		lv.Rows = append(lv.Rows, channelRow{ShippingChannel: c, Problem: validationProblem(c), ProviderName: providerName(providers, c.Provider),
 			LabelFormat: defaultLabelFormat(c, providers)})
 	}
 	d.render(w, http.StatusOK, "channels", view{Title: "Shipping channels", Nav: "channels", Session: &s, Data: lv})

@@ -1,6 +1,10 @@
 // Package dashboard is the browser side of shipd: server-rendered pages
 // (html/template, no JavaScript) where an account's users sign in. Sessions
 // and users live in platform/auth (ADR 0024).
+//
+// It is a driving adapter, not infrastructure, so it sits outside platform/:
+// the composition root hands it to the server as a server.Frontend, and it
+// reaches the modules only through their /v1 API (ADR 0027).
 package dashboard
 
 import (
@@ -47,10 +51,9 @@ type Dashboard struct {
 	pages   map[string]*template.Template
 }
 
-// New returns the dashboard. api serves /v1 (the service's router): the
-// pages read and change resources through it, as the signed-in account.
-func New(users *auth.Store, limiter *ratelimit.Limiter, api http.Handler) *Dashboard {
-	d := &Dashboard{users: users, limiter: limiter, api: api, pages: map[string]*template.Template{}}
+// New returns the dashboard; Register gives it the API it calls.
+func New(users *auth.Store, limiter *ratelimit.Limiter) *Dashboard {
+	d := &Dashboard{users: users, limiter: limiter, pages: map[string]*template.Template{}}
 	files, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -66,8 +69,11 @@ func New(users *auth.Store, limiter *ratelimit.Limiter, api http.Handler) *Dashb
 	return d
 }
 
-// Register adds the dashboard's routes.
-func (d *Dashboard) Register(r *mux.Router) {
+// Register adds the dashboard's routes to r. api serves /v1 (the service's
+// router): the pages read and change resources through it, as the
+// signed-in account. Call it once, before serving.
+func (d *Dashboard) Register(r *mux.Router, api http.Handler) {
+	d.api = api
 	r.HandleFunc("/dashboard/sign-in", d.signInPage).Methods(http.MethodGet)
 	r.HandleFunc("/dashboard/sign-in", d.signIn).Methods(http.MethodPost)
 	r.Handle("/dashboard/sign-out", d.signedIn(d.signOut)).Methods(http.MethodPost)

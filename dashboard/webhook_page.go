@@ -6,13 +6,14 @@ import (
 
 	"github.com/gorilla/mux"
 
+	webhookscontract "shipd/modules/webhooks/contract"
 	"shipd/platform/auth"
 )
 
 // webhookView is a subscription with a page of its delivery log.
 type webhookView struct {
-	Subscription apiWebhookSubscription
-	Logs         []apiWebhookLog
+	Subscription webhookscontract.Subscription
+	Logs         []webhookscontract.DeliveryLog
 	Pager        pager
 	Status       string // the filters
 	EventType    string
@@ -22,11 +23,11 @@ type webhookView struct {
 
 // webhookLogView is one attempt in full.
 type webhookLogView struct {
-	Log apiWebhookLog
+	Log webhookscontract.DeliveryLog
 }
 
 func (d *Dashboard) webhookPage(w http.ResponseWriter, r *http.Request, s auth.Session) {
-	var sub apiOne[apiWebhookSubscription]
+	var sub apiOne[webhookscontract.Subscription]
 	id, ok := d.readURLs(w, r, s, "/webhook-subscriptions", &sub, "webhook subscription")
 	if !ok {
 		return
@@ -35,7 +36,7 @@ func (d *Dashboard) webhookPage(w http.ResponseWriter, r *http.Request, s auth.S
 	wv := webhookView{Subscription: sub.Data, Status: in.Get("status"), EventType: in.Get("event_type"), EventTypes: webhookEventTypes()}
 	wv.Filtered = wv.Status != "" || wv.EventType != ""
 	filters := url.Values{"status": {wv.Status}, "event_type": {wv.EventType}}
-	var logs apiList[apiWebhookLog]
+	var logs apiList[webhookscontract.DeliveryLog]
 	v := view{Title: "Webhook " + sub.Data.Name, Nav: "webhooks", Session: &s}
 	status := http.StatusOK
 	a, err := d.get(r, s, listURL("/webhook-subscriptions/"+id+"/logs", filters, in.Get("page")), &logs)
@@ -66,7 +67,7 @@ func (d *Dashboard) webhookLogPage(w http.ResponseWriter, r *http.Request, s aut
 		d.notYours(w, s, "webhook delivery log")
 		return
 	}
-	var one apiOne[apiWebhookLog]
+	var one apiOne[webhookscontract.DeliveryLog]
 	if !d.read(w, r, s, "/webhook-subscriptions/"+id+"/logs/"+logID, &one, "webhook delivery log") {
 		return
 	}

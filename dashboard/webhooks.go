@@ -8,6 +8,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	webhookscontract "shipd/modules/webhooks/contract"
 	"shipd/platform/apidoc"
 	"shipd/platform/auth"
 )
@@ -16,8 +17,9 @@ import (
 // /v1/webhook-subscriptions (ADR 0027). The pages show what the API answers
 // and nothing more: secrets as the API masks them, no response headers
 // (the API does not keep them). This file is the list and the form that
-// subscribes; webhook_page.go one subscription and its log, webhooks_api.go
-// the API's JSON.
+// subscribes; webhook_page.go one subscription and its log. The API's
+// answers are read into the webhooks module's own records
+// (webhookscontract.Subscription, DeliveryLog).
 func (d *Dashboard) registerWebhooks(r *mux.Router) {
 	r.Handle("/dashboard/webhooks", d.signedIn(d.webhooksPage)).Methods(http.MethodGet)
 	r.Handle("/dashboard/webhooks", d.signedIn(d.createWebhook)).Methods(http.MethodPost)
@@ -39,7 +41,7 @@ func (f webhookForm) Ticked(e string) bool { return slices.Contains(f.Events, e)
 
 // webhooksView is the list page.
 type webhooksView struct {
-	Subscriptions []apiWebhookSubscription
+	Subscriptions []webhookscontract.Subscription
 	Pager         pager
 	EventTypes    []string
 	Form          webhookForm
@@ -73,7 +75,7 @@ func (d *Dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, s aut
 	if r.Method == http.MethodGet {
 		page = r.URL.Query().Get("page") // after a POST, the first page shows the new subscription
 	}
-	var list apiList[apiWebhookSubscription]
+	var list apiList[webhookscontract.Subscription]
 	if !d.read(w, r, s, listURL("/webhook-subscriptions", nil, page), &list, "webhook subscription") {
 		return
 	}
@@ -113,8 +115,8 @@ func (d *Dashboard) createWebhook(w http.ResponseWriter, r *http.Request, s auth
 		return
 	}
 	var created struct {
-		Data            apiWebhookSubscription `json:"data"`
-		GeneratedSecret string                 `json:"generated_secret"`
+		Data            webhookscontract.Subscription `json:"data"`
+		GeneratedSecret string                        `json:"generated_secret"`
 	}
 	if err := a.decode(&created); err != nil {
 		d.failed(w, r, err)

@@ -31,6 +31,8 @@ var templateFuncs = template.FuncMap{
 		}
 		return ""
 	},
+	// money shows an amount with its currency: "1250.50 CZK".
+	"money": money,
 	// join shows any slice's items, separated by sep.
 	"join": func(sep string, items any) string {
 		v := reflect.ValueOf(items)

@@ -5,39 +5,9 @@ import (
 	"strconv"
 )
 
-// The shipping channels and carriers of the /v1 API, as far as the pages
-// show them.
-
-// apiChannel is a shipping channel as the API answers it (secrets masked).
-type apiChannel struct {
-	ID              string         `json:"id"`
-	Name            string         `json:"name"`
-	Description     string         `json:"description"`
-	Provider        string         `json:"provider"`
-	Status          string         `json:"status"`
-	Settings        map[string]any `json:"settings"`
-	ValidationError *string        `json:"validation_error"`
-	ValidatedAt     *string        `json:"validated_at"`
-	CreatedAt       string         `json:"created_at"`
-	UpdatedAt       string         `json:"updated_at"`
-}
-
-// Problem is what the carrier said at the last failed validation, "" when
-// nothing.
-func (c apiChannel) Problem() string {
-	if c.ValidationError == nil {
-		return ""
-	}
-	return *c.ValidationError
-}
-
-// Validated is when the carrier last accepted the settings, "" when never.
-func (c apiChannel) Validated() string {
-	if c.ValidatedAt == nil {
-		return ""
-	}
-	return *c.ValidatedAt
-}
+// The carriers of GET /v1/providers, as far as the pages show them. A
+// channel is read into the channels module's own record
+// (channelscontract.ShippingChannel).
 
 // apiProvider is one carrier of GET /v1/providers.
 type apiProvider struct {

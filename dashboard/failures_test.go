@@ -10,7 +10,7 @@ import (
 )
 
 func TestAPIFailedNeverSaysWhoseAnIDIs(t *testing.T) {
-	d := New(nil, nil, nil)
+	d := New(nil, nil)
 	foreign := `{"message":"This shipment belongs to another account.","error":{"code":"forbidden","message":"This shipment belongs to another account.","status":403}}`
 	unknown := `{"message":"Shipment not found.","error":{"code":"not_found","message":"Shipment not found.","status":404}}`
 	for _, a := range []apiAnswer{{Status: http.StatusForbidden, Body: []byte(foreign)}, {Status: http.StatusNotFound, Body: []byte(unknown)}} {
@@ -25,7 +25,7 @@ func TestAPIFailedNeverSaysWhoseAnIDIs(t *testing.T) {
 }
 
 func TestAPIFailedShowsOtherFailures(t *testing.T) {
-	d := New(nil, nil, nil)
+	d := New(nil, nil)
 	body := `{"message":"Too many requests.","error":{"code":"rate_limited","message":"Too many requests.","status":429}}`
 	rec := httptest.NewRecorder()
 	d.apiFailed(rec, httptest.NewRequest(http.MethodGet, "/dashboard/channels", nil), auth.Session{},

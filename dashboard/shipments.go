@@ -12,7 +12,8 @@ import (
 // /v1/shipping-channels and /v1/tracking-parcels as the signed-in account
 // (ADR 0027); the label preview is drawn here (label_preview.go, ADR 0028).
 // shipments_list.go is the list, shipment_page.go one shipment,
-// shipment_label.go its label, shipments_api.go the API's JSON.
+// shipment_label.go its label. The API's answers are read into the shipments
+// and tracking modules' own records (their contract packages).
 
 // registerShipments adds the shipments pages.
 func (d *Dashboard) registerShipments(r *mux.Router) {

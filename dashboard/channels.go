@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	channelscontract "shipd/modules/channels/contract"
 	"shipd/platform/auth"
 )
 
@@ -13,7 +14,8 @@ import (
 // POST /v1/shipping-channels/{id}/validate, and GET /v1/providers for the
 // form's fields. The API decides what is valid and whose a channel is.
 // channels_list.go is the list, channel_form.go the form that creates one,
-// channel_page.go one channel, channels_api.go the API's JSON.
+// channel_page.go one channel, channels_api.go the carriers' JSON; a channel
+// is read into the channels module's own record.
 func (d *Dashboard) registerChannels(r *mux.Router) {
 	r.Handle("/dashboard/channels", d.signedIn(d.channelsPage)).Methods(http.MethodGet)
 	r.Handle("/dashboard/channels", d.signedIn(d.createChannel)).Methods(http.MethodPost)
@@ -54,9 +56,18 @@ func providerName(providers []apiProvider, code string) string {
 	return code
 }
 
+// validationProblem is what the carrier said at the channel's last failed
+// validation, "" when nothing.
+func validationProblem(c channelscontract.ShippingChannel) string {
+	if c.ValidationError == nil {
+		return ""
+	}
+	return *c.ValidationError
+}
+
 // defaultLabelFormat is the channel's default label format: its own
 // setting, or the provider's default.
-func defaultLabelFormat(c apiChannel, providers []apiProvider) string {
+func defaultLabelFormat(c channelscontract.ShippingChannel, providers []apiProvider) string {
 	if f := shownValue(c.Settings[labelFormatKey]); f != "" {
 		return f
 	}

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 
+	channelscontract "shipd/modules/channels/contract"
+	shipmentscontract "shipd/modules/shipments/contract"
+	trackingcontract "shipd/modules/tracking/contract"
 	"shipd/platform/auth"
 )
 
@@ -16,30 +19,55 @@ const trackingParcelsShown = 20
 type parcelRow struct {
 	N                                        int
 	Type, Size, Weight, TrackingNumber, Note string
-	Tracking                                 *apiTrackingParcel
+	Tracking                                 *trackingcontract.Detail
 }
 
 // shipmentView is the shipment page.
 type shipmentView struct {
-	Shipment     apiShipment
+	Shipment     shipmentscontract.Shipment
 	ChannelName  string
 	CarrierID    string
 	Price        string
 	Parcels      []parcelRow
-	Tracking     []apiTrackingParcel // in parcel order
-	TrackingNote string              // why tracking is missing or partial
-	LabelFormat  string              // upper case: "PDF"
-	LabelNote    string              // why there is no label
-	Preview      bool                // show the <img>
-	PreviewNote  string              // why there is no preview
+	Tracking     []trackingcontract.Detail // in parcel order
+	TrackingNote string                    // why tracking is missing or partial
+	LabelFormat  string                    // upper case: "PDF"
+	LabelNote    string                    // why there is no label
+	Preview      bool                      // show the <img>
+	PreviewNote  string                    // why there is no preview
 	MultiPage    bool
 	Refused      bool
 }
 
 // party is a contact at an address.
 type party struct {
-	Contact apiContact
-	Address apiAddress
+	Contact shipmentscontract.Contact
+	Address shipmentscontract.Address
+}
+
+// Name is the contact's person, or empty.
+func (p party) Name() string {
+	return strings.TrimSpace(p.Contact.FirstName + " " + p.Contact.LastName)
+}
+
+// Street is the street line: "Dlouhá 12/3".
+func (p party) Street() string {
+	a := p.Address
+	s := strings.TrimSpace(a.StreetName + " " + a.HouseNumber)
+	if a.ApartmentNumber != "" {
+		s += "/" + a.ApartmentNumber
+	}
+	return s
+}
+
+// City is the city line: "60200 Brno, CZ".
+func (p party) City() string {
+	a := p.Address
+	s := strings.TrimSpace(a.PostalCode + " " + a.CityName)
+	if a.CountryCode != "" {
+		s += ", " + a.CountryCode
+	}
+	return s
 }
 
 // From is the sender at the origin.
@@ -53,7 +81,7 @@ func (v shipmentView) To() party {
 }
 
 func (d *Dashboard) shipmentPage(w http.ResponseWriter, r *http.Request, s auth.Session) {
-	var one apiOne[apiShipment]
+	var one apiOne[shipmentscontract.Shipment]
 	if _, ok := d.readURLs(w, r, s, "/shipments", &one, "shipment"); !ok {
 		return
 	}
@@ -64,7 +92,7 @@ func (d *Dashboard) shipmentPage(w http.ResponseWriter, r *http.Request, s auth.
 
 	// The channel's name; a channel deleted since leaves its id.
 	if cid, ok := pathID(sh.ShippingChannelID); ok {
-		var ch apiOne[apiChannel]
+		var ch apiOne[channelscontract.ShippingChannel]
 		if a, err := d.get(r, s, "/shipping-channels/"+cid, &ch); err == nil && a.OK() {
 			sv.ChannelName = ch.Data.Name
 		}
@@ -84,7 +112,7 @@ func (d *Dashboard) shipmentPage(w http.ResponseWriter, r *http.Request, s auth.
 // each one's page has its status updates.
 func (d *Dashboard) addTracking(r *http.Request, s auth.Session, sv *shipmentView) {
 	sh := sv.Shipment
-	byNumber := map[string]*apiTrackingParcel{}
+	byNumber := map[string]*trackingcontract.Detail{}
 	for i, tpID := range sh.TrackingParcelIDs {
 		if i == trackingParcelsShown {
 			sv.TrackingNote = fmt.Sprintf("Tracking of the first %d parcels is shown; GET /v1/tracking-parcels/{id} has the other %d.",
@@ -95,7 +123,7 @@ func (d *Dashboard) addTracking(r *http.Request, s auth.Session, sv *shipmentVie
 		if !ok {
 			continue
 		}
-		var tp apiOne[apiTrackingParcel]
+		var tp apiOne[trackingcontract.Detail]
 		a, err := d.get(r, s, "/tracking-parcels/"+tpID, &tp)
 		if err != nil || !a.OK() {
 			if err == nil && (a.Status == http.StatusNotFound || a.Status == http.StatusForbidden) {
@@ -148,7 +176,7 @@ func (d *Dashboard) addTracking(r *http.Request, s auth.Session, sv *shipmentVie
 
 // labelNotes say why the page has no label (labelNote), or whether it
 // shows the label's preview and why not.
-func labelNotes(sh apiShipment, refused bool) (labelNote string, preview bool, previewNote string) {
+func labelNotes(sh shipmentscontract.Shipment, refused bool) (labelNote string, preview bool, previewNote string) {
 	switch {
 	case sh.HasLabel:
 		if err := labelPreviews().unavailable(sh.LabelFormat); err != nil {
