@@ -7,7 +7,8 @@ type Registry struct {
 	providers map[string]Provider
 }
 
-// NewRegistry returns a registry of providers, keyed by their codes.
+// NewRegistry keys providers by their Info().Code; of two with one code, the
+// later wins.
 func NewRegistry(providers ...Provider) *Registry {
 	r := &Registry{providers: map[string]Provider{}}
 	for _, p := range providers {

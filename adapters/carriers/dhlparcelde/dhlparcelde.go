@@ -146,7 +146,9 @@ type Carrier struct {
 	tokens carrierhttp.Tokens
 }
 
-// New returns the adapter.
+// New keeps cfg as given: empty hosts fall back to DHL's on each call. One
+// adapter serves every channel at once; its token cache is safe for
+// concurrent use.
 func New(cfg Config) *Carrier { return &Carrier{cfg: cfg} }
 
 var (

@@ -129,7 +129,8 @@ type Carrier struct {
 	tokens carrierhttp.Tokens
 }
 
-// New returns the GLS carrier.
+// New fills cfg's empty hosts with GLS's documented ones. One adapter serves
+// every channel at once; its token cache is safe for concurrent use.
 func New(cfg Config) *Carrier {
 	def := func(s *string, d string) {
 		if *s == "" {

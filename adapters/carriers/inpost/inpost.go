@@ -131,7 +131,7 @@ type Carrier struct {
 	cfg Config
 }
 
-// New returns the InPost ShipX carrier.
+// New fills cfg's empty fields with ShipX's hosts and DefaultPollInterval.
 func New(cfg Config) *Carrier {
 	if cfg.ProductionURL == "" {
 		cfg.ProductionURL = ProductionURL

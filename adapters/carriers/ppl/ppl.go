@@ -140,7 +140,9 @@ type Carrier struct {
 	tokens carrierhttp.Tokens
 }
 
-// New returns the PPL adapter.
+// New fills cfg's empty fields with PPL's hosts and a 500 ms poll interval.
+// One adapter serves every channel at once; its token cache is safe for
+// concurrent use.
 func New(cfg Config) *Carrier {
 	if cfg.ProductionURL == "" {
 		cfg.ProductionURL = ProductionURL

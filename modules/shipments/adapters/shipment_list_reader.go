@@ -19,7 +19,9 @@ type ShipmentListReader struct {
 	probe int   // searchProbe; both smaller in tests
 }
 
-// NewShipmentListReader returns the reader.
+// NewShipmentListReader reads the list tables of db with the production block
+// size and search probe; its answers lag the write model by as much as the
+// projection does.
 func NewShipmentListReader(db *sqlx.DB) *ShipmentListReader {
 	return &ShipmentListReader{db: db, block: shipmentListBlock, probe: searchProbe}
 }
