@@ -17,7 +17,7 @@ func NewRegistry(providers ...Provider) *Registry {
 	return r
 }
 
-// Get returns the provider with that code.
+// Get returns the provider with that code; false when this build offers none.
 func (r *Registry) Get(code string) (Provider, bool) {
 	p, ok := r.providers[code]
 	return p, ok
