@@ -6,7 +6,6 @@ package labels
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 )
@@ -121,10 +120,6 @@ func (p Party) lines() (name string, rest []string) {
 		}
 	}
 	return name, rest
-}
-
-func (l ParcelLabel) parcelOf() string {
-	return "Parcel " + strconv.Itoa(l.ParcelIndex) + "/" + strconv.Itoa(l.ParcelCount)
 }
 
 // truncate cuts s to at most n runes, marking the cut with "..." (ASCII,

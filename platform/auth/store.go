@@ -23,7 +23,8 @@ type Store struct {
 	cache keyCache
 }
 
-// NewStore returns a Store on db.
+// NewStore reads and writes the platform schema of db; looked-up keys are
+// cached for keyCacheTTL per Store (ADR 0013).
 func NewStore(db *sqlx.DB, clk clock.Clock) *Store { return &Store{db: db, clock: clk} }
 
 // Account is a customer of the service; it owns every resource.

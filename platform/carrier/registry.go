@@ -7,7 +7,8 @@ type Registry struct {
 	providers map[string]Provider
 }
 
-// NewRegistry returns a registry of providers, keyed by their codes.
+// NewRegistry keys providers by their Info().Code; of two with one code, the
+// later wins.
 func NewRegistry(providers ...Provider) *Registry {
 	r := &Registry{providers: map[string]Provider{}}
 	for _, p := range providers {
@@ -16,7 +17,7 @@ func NewRegistry(providers ...Provider) *Registry {
 	return r
 }
 
-// Get returns the provider with that code.
+// Get returns the provider with that code; false when this build offers none.
 func (r *Registry) Get(code string) (Provider, bool) {
 	p, ok := r.providers[code]
 	return p, ok

@@ -78,7 +78,7 @@ func (b *Broker) awaitConnected(ctx context.Context, wait time.Duration) error {
 	return nil
 }
 
-// Close closes the connection.
+// Close closes the NATS connection; the Broker is unusable after it.
 func (b *Broker) Close() { b.conn.Close() }
 
 // BrokerSubject is the NATS subject a module stream is forwarded to.

@@ -32,7 +32,8 @@ type Forwarder struct {
 	logger  *slog.Logger
 }
 
-// NewForwarder returns the forwarder of streams to broker.
+// NewForwarder forwards the outbox messages of streams in db to broker;
+// config's zero fields take their defaults.
 func NewForwarder(db *sqlx.DB, config BusConfig, broker *Broker, streams []string, logger *slog.Logger) *Forwarder {
 	config.setDefaults()
 	return &Forwarder{db: db, config: config, broker: broker, streams: streams, logger: logger}

@@ -37,7 +37,8 @@ func (c *Catalog) WithOptions(o Options) *Catalog {
 // Projections lists the projections by name.
 func (c *Catalog) Projections() []Projection { return slices.Clone(c.projections) }
 
-// Find returns the projection called name.
+// Find returns the projection called name; an unknown name is an error that
+// lists the known ones.
 func (c *Catalog) Find(name string) (Projection, error) {
 	for _, p := range c.projections {
 		if p.Name == name {

@@ -28,7 +28,9 @@ type Upserts[E any] struct {
 	rows      Newest[E]
 }
 
-// NewUpserts returns an empty batch.
+// NewUpserts returns an empty batch: name labels its errors, statement is the
+// upsert that takes the rows as $1, of picks an event's row and version, and
+// row makes the JSON object of a row.
 func NewUpserts[E any](name, statement string, of Of[E], row func(E) (any, error)) *Upserts[E] {
 	return &Upserts[E]{name: name, statement: statement, of: of, row: row}
 }
@@ -36,7 +38,8 @@ func NewUpserts[E any](name, statement string, of Of[E], row func(E) (any, error
 // Add keeps e if it is the newest of its row so far.
 func (b *Upserts[E]) Add(e messaging.Event) { b.rows.Take(e, b.of) }
 
-// Write upserts the rows.
+// Write upserts the kept rows in tx, in one statement; an empty batch writes
+// nothing.
 func (b *Upserts[E]) Write(ctx context.Context, tx *sqlx.Tx) error {
 	if b.rows.Len() == 0 {
 		return nil

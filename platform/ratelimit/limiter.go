@@ -21,7 +21,8 @@ type Limiter struct {
 	clock clock.Clock
 }
 
-// New returns a Limiter on db.
+// New counts in db's platform.rate_limit_windows; clk places each request in
+// its window, so instances that share a count must share a clock.
 func New(db *sqlx.DB, clk clock.Clock) *Limiter { return &Limiter{db: db, clock: clk} }
 
 // Decision is the outcome of counting one request.

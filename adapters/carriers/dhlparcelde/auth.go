@@ -83,7 +83,7 @@ func newRequest(ctx context.Context, method, url string, body []byte) (*http.Req
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := carrierhttp.NewRequest(ctx, method, url, r)
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
 	if err != nil {
 		return nil, err
 	}

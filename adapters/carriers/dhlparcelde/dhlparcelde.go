@@ -58,8 +58,14 @@
 // (statuses.go) also maps every ICE event and TTpro code of DHL's event table,
 // for events that carry one.
 //
-// Assumptions not verified against the live API are kept in the Assumed*
-// constants below.
+// Vendor copies in testdata/: the Shipping API's OpenAPI file
+// (parcel-de-shipping-v2_2.yaml, v2.1.13), DHL's table of ICE events, RIC
+// reasons and TTpro codes (parcel_de_ice_event_ric_combinations_July_2024.csv)
+// and an example Unified tracking answer (dhl_unified_tracking_example.json).
+// In comments [V] marks a fact from those or DHL's docs, [C] one from a
+// community client (karrio's dhl_parcel_de connector), [U] one nobody
+// confirmed. Assumptions not verified against the live API are kept in the
+// Assumed* constants below.
 package dhlparcelde
 
 import (
@@ -91,7 +97,8 @@ const (
 // Assumptions not confirmed by DHL's documentation; every one in one place.
 const (
 	// AssumedSandboxTrackingHost is the Unified tracking API's test host
-	// ([U] NOTES.md: api-test.dhl.com); production tracking is on api-eu.dhl.com.
+	// [U]: neither the Unified API's docs nor the example answer name one;
+	// production tracking is on api-eu.dhl.com.
 	AssumedSandboxTrackingHost = "https://api-test.dhl.com"
 	// AssumedAPIKeyWithBearer: the dhl-api-key header (clientId) is sent
 	// together with the bearer token; the spec's security section names
@@ -139,7 +146,9 @@ type Carrier struct {
 	tokens carrierhttp.Tokens
 }
 
-// New returns the adapter.
+// New keeps cfg as given: empty hosts fall back to DHL's on each call. One
+// adapter serves every channel at once; its token cache is safe for
+// concurrent use.
 func New(cfg Config) *Carrier { return &Carrier{cfg: cfg} }
 
 var (

@@ -43,7 +43,7 @@ func (c *Carrier) Track(ctx context.Context, s carrier.Settings, req carrier.Tra
 		return carrier.Tracking{}, carrier.Reject("clientId", "is required by DHL tracking")
 	}
 	q := url.Values{"trackingNumber": {req.TrackingNumber}, "service": {"parcel-de"}, "language": {"en"}}
-	r, err := carrierhttp.NewRequest(ctx, http.MethodGet, c.trackingHost(s)+trackingPath+"?"+q.Encode(), nil)
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, c.trackingHost(s)+trackingPath+"?"+q.Encode(), nil)
 	if err != nil {
 		return carrier.Tracking{}, err
 	}

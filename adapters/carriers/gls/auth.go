@@ -84,9 +84,9 @@ func (c *Carrier) call(ctx context.Context, e env, method, url, accept string, b
 
 func newRequest(ctx context.Context, method, url string, body *bytes.Reader) (*http.Request, error) {
 	if body == nil {
-		return carrierhttp.NewRequest(ctx, method, url, nil)
+		return http.NewRequestWithContext(ctx, method, url, nil)
 	}
-	return carrierhttp.NewRequest(ctx, method, url, body)
+	return http.NewRequestWithContext(ctx, method, url, body)
 }
 
 // faultMessage reads an API gateway fault {"fault":{"faultstring"}}, else

@@ -40,13 +40,20 @@
 // FINAL and codes the table lacks map to nothing, so the newest mapped event
 // decides. A per-parcel errorCode E_404_01 is a number GLS does not know.
 //
+// Vendor specs, copied in testdata/: shipit-farm.yaml (ShipIT),
+// authentification-service-v2.yaml (token) and ecitrackandtrace.yaml
+// (Track & Trace, with the QAS_ test parcels and the status and error
+// codes). In comments [U] marks a fact they do not confirm, [C] one taken
+// from a community client (karrio's GLS connector).
+//
 // Unverified assumptions, kept in the const block "Assumptions" below:
 // the Cash service's ServiceName, the TemplateSet per label format, that a
-// ShipIT error arrives as a 4xx with "error"/"message" headers (NOTES [C]),
-// that a 200 from cancel means cancelled whatever Result says, and the
-// parcel limit of a shipment (MaxParcels, chosen: GLS documents none). GLS
-// documents no event code for collected cash on delivery, so
-// TrackingEvent.CODCollected is never set.
+// ShipIT error arrives as a 4xx with "error"/"message" headers (karrio reads
+// it so [C]; shipit-farm.yaml declares only default responses), and the
+// parcel limit of a shipment (MaxParcels, chosen: GLS documents none). Also
+// assumed, next to the code: that a 200 from cancel means cancelled whatever
+// Result says (shipments.go). GLS documents no event code for collected cash
+// on delivery, so TrackingEvent.CODCollected is never set.
 package gls
 
 import (
@@ -75,9 +82,10 @@ const (
 // MediaType is ShipIT's content type for requests and answers.
 const MediaType = "application/glsVersion1+json"
 
-// Assumptions: facts NOTES.md marks unverified ([U]) or community-sourced
-// ([C]) that the adapter relies on. Confirm against the ShipIT business docs
-// (shipit-download.gls-group.eu) before going live.
+// Assumptions: facts the vendor specs in testdata/ leave open ([U]) or that
+// come from a community client ([C]) and that the adapter relies on. Confirm
+// against the ShipIT business docs (shipit-download.gls-group.eu) before
+// going live.
 const (
 	// CODServiceName is ShipmentUnit.Service[].Cash.ServiceName. [U]
 	CODServiceName = "service_cash"
@@ -91,8 +99,8 @@ const (
 	ErrorHeader   = "error"
 	MessageHeader = "message"
 	// MaxParcels is the most ShipmentUnits one shipment may have. Neither
-	// ShipIT's OpenAPI file (ShipmentUnit has no maxItems) nor NOTES.md
-	// names a limit, so shipd chose 50: the global bound it enforced for
+	// ShipIT's OpenAPI file (ShipmentUnit has no maxItems) nor its business
+	// docs name a limit, so shipd chose 50: the global bound it enforced for
 	// every carrier before each published its own. [U]
 	MaxParcels = 50
 )
@@ -121,7 +129,8 @@ type Carrier struct {
 	tokens carrierhttp.Tokens
 }
 
-// New returns the GLS carrier.
+// New fills cfg's empty hosts with GLS's documented ones. One adapter serves
+// every channel at once; its token cache is safe for concurrent use.
 func New(cfg Config) *Carrier {
 	def := func(s *string, d string) {
 		if *s == "" {

@@ -24,8 +24,8 @@ func glsLabelFormat(format string) (labelFormat, templateSet string, ok bool) {
 }
 
 // document is one PrintData entry. shipit-farm.yaml types Data as an array
-// of base64 strings, NOTES.md (and GLS's examples) show one base64 string;
-// both are read, parts concatenated.
+// of base64 strings, while the response GLS's ShipIT docs describe carries
+// one base64 string; both are read, parts concatenated.
 type document struct {
 	Data        printData `json:"Data"`
 	LabelFormat string    `json:"LabelFormat"`

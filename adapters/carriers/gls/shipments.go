@@ -235,7 +235,9 @@ func trackIDs(ref carrier.ShipmentRef) ([]string, error) {
 
 // CancelShipment cancels every parcel of the shipment by its TrackID. A
 // parcel GLS no longer lets go of is a *carrier.Rejection; parcels cancelled
-// before it stay cancelled (GLS has no all-or-nothing cancel).
+// before it stay cancelled (GLS has no all-or-nothing cancel). A 200 counts
+// as cancelled whatever its Result says [U]: shipit-farm.yaml types
+// CancelParcelResponse.Result as a plain string and lists no values.
 func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
 	e := c.env(s)
 	ids, err := trackIDs(ref)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 
 	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
@@ -28,7 +29,7 @@ func (c *Carrier) do(ctx context.Context, s carrier.Settings, method, path strin
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := carrierhttp.NewRequest(ctx, method, c.baseURL(s)+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL(s)+path, rd)
 	if err != nil {
 		return nil, fmt.Errorf("inpost: %w", err)
 	}

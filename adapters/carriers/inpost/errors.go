@@ -26,6 +26,8 @@ type apiErrorBody struct {
 // token, 403 and 404 blame notFoundField (the organization on calls under
 // it; "" on calls about one shipment), validation_failed becomes one
 // Rejection per field, anything else one Rejection with ShipX's message.
+// That 401, 403 and 404 answers carry the same body is assumed [U]; without
+// a message the raw body, else the status text, is shown.
 func apiError(res *carrierhttp.Response, notFoundField string) error {
 	var body apiErrorBody
 	_ = json.Unmarshal(res.Body, &body)

@@ -34,15 +34,19 @@
 // in the explicit table of statuses.go, "other" and unknown codes map to
 // nothing. A 404 means the number is not recognized.
 //
-// Assumptions not verified against the vendor are kept in the const/var
-// block "Unverified assumptions" below (and, for phone numbers and
-// validation details, next to the code that relies on them): the 401/403/404
-// error bodies, nested or dotted validation details, the apartment number
-// joined to the building number as "12/3", Polish phone numbers sent as nine
-// digits without +48, parcels sent as dimensions in mm and weight in kg for
-// every service (no templates), the price read from
-// selected_offer.rate/currency, label type A6 for every service, and that
-// tracking accepts (and ignores) the Bearer token.
+// The vendor's reference is the ShipX documentation at
+// dokumentacja-inpost.atlassian.net/wiki/spaces/PL (no copy of it is in this
+// repository). In comments [V] marks a fact stated there, [C] one taken from
+// the community PHP SDK michalbiarda/shipx-php-sdk, [U] one nobody confirmed.
+// Unverified assumptions are kept in the const block "Unverified
+// assumptions" below (label type A6 for every service, tracking accepting
+// and ignoring the Bearer token, the apartment number joined to the building
+// number as "12/3", PLN for a price that names no currency) or marked [U]
+// next to the code that relies on them: the 401/403/404 error bodies and
+// nested or dotted validation details (errors.go), Polish phone numbers sent
+// as nine digits without +48, parcels sent as dimensions in mm and weight in
+// kg for every service (no templates), and the price read from
+// selected_offer.rate/currency (shipments.go).
 package inpost
 
 import (
@@ -77,8 +81,8 @@ const (
 	ServiceCourierPalette   = "inpost_courier_palette"
 )
 
-// Unverified assumptions, kept in one place ([U] or [C] in NOTES.md or not
-// documented there at all).
+// Unverified assumptions, kept in one place: not in the ShipX documentation,
+// or only seen in the community SDK.
 const (
 	// labelType is the ShipX label size asked for every service: A6 (10×15),
 	// the only size courier services print; assumed to work for lockers too.
@@ -89,9 +93,10 @@ const (
 	// apartmentSeparator joins house and apartment numbers in
 	// building_number ("12/3"), the Polish way of writing them [U].
 	apartmentSeparator = "/"
-	// codCurrency is the currency ShipX PL takes for COD and insurance [U]:
-	// the adapter sends what shipd gives and leaves refusing others to ShipX.
-	codCurrency = "PLN"
+	// priceCurrency is the currency of a selected offer's rate that names
+	// none, ShipX PL's own [U]. COD and insurance go out in the currency
+	// shipd gives; refusing others is left to ShipX.
+	priceCurrency = "PLN"
 )
 
 // Parcel limits per shipment [V]: courier services take 1–1000 parcels,
@@ -126,7 +131,7 @@ type Carrier struct {
 	cfg Config
 }
 
-// New returns the InPost ShipX carrier.
+// New fills cfg's empty fields with ShipX's hosts and DefaultPollInterval.
 func New(cfg Config) *Carrier {
 	if cfg.ProductionURL == "" {
 		cfg.ProductionURL = ProductionURL

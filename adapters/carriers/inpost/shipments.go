@@ -183,12 +183,15 @@ func trackingNumbers(sh shipmentAnswer) []string {
 	return out
 }
 
+// created is the booking's outcome. The price is read from
+// selected_offer.rate and .currency, which is assumed to be what ShipX
+// charges [U].
 func created(id string, sh shipmentAnswer) carrier.CreatedShipment {
 	out := carrier.CreatedShipment{ProviderShipmentID: id, TrackingNumbers: trackingNumbers(sh)}
 	if o := sh.SelectedOffer; o != nil && o.Rate != nil {
 		cur := o.Currency
 		if cur == "" {
-			cur = codCurrency
+			cur = priceCurrency
 		}
 		out.Price = &carrier.Money{Minor: int64(math.Round(*o.Rate * math.Pow10(carrier.CurrencyDigits(cur)))), Currency: cur}
 	}
@@ -258,6 +261,9 @@ func buildShipment(s carrier.Settings, req carrier.ShipmentRequest) (*shipmentRe
 	}
 	sender := toParty(req.Sender, req.Origin)
 	out.Sender = &sender
+	// Every parcel goes out as dimensions in mm and weight in kg, for locker
+	// services too, never as a template (small/medium/large): assumed to be
+	// accepted by every service [U].
 	for _, p := range req.Parcels {
 		l, w, h := p.DimensionsCM()
 		out.Parcels = append(out.Parcels, parcel{

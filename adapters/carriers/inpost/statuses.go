@@ -2,20 +2,22 @@ package inpost
 
 import "shipd/platform/carrier"
 
-// Statuses maps every ShipX status (NOTES.md §4 and GET /v1/statuses) to a
-// standard status. Deliberate choices:
+// Statuses maps every ShipX status (the shipment statuses of the ShipX
+// documentation, also listed by GET /v1/statuses) to a standard status.
+// Deliberate choices:
 //   - created, offers_prepared, offer_selected: the shipment exists at InPost
 //     but is not yet bought → created; confirmed (bought, label printable,
 //     parcel not yet handed over) → waiting_for_shipment.
 //   - canceled_redirect_to_box is a cancelled redirection, not a cancelled
-//     parcel (NOTES.md lists it under cancelled, which would end tracking of
-//     a parcel still on its way) → in_transit.
+//     parcel (grouping it with canceled would end tracking of a parcel still
+//     on its way) → in_transit.
 //   - delay_in_delivery: the parcel is late but still moving → in_transit;
 //     missing, claimed, oversized: held while InPost sorts it out → on_hold.
 //   - "other" says nothing → no entry (Status "").
 //
 // The permanently_redirected_* and unstack_* names are the variants ShipX's
-// status list is known to hold [U: not in NOTES.md by name].
+// status list is believed to hold [U: the full names are not confirmed,
+// only their prefixes].
 var Statuses = carrier.StatusTable{
 	"created":         carrier.StatusCreated,
 	"offers_prepared": carrier.StatusCreated,

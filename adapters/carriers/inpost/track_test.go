@@ -8,9 +8,9 @@ import (
 	"shipd/platform/carrier"
 )
 
-// TestStatusTable lists every ShipX status NOTES.md §4 documents (and the
-// permanently_redirected_* / unstack_* variants) with the standard status
-// it must map to; "" means deliberately unmapped.
+// TestStatusTable lists every ShipX status the ShipX documentation names
+// (and the permanently_redirected_* / unstack_* variants) with the standard
+// status it must map to; "" means deliberately unmapped.
 func TestStatusTable(t *testing.T) {
 	want := map[string]carrier.TrackingStatus{
 		"created":         carrier.StatusCreated,

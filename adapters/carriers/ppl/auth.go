@@ -82,9 +82,9 @@ func (c *Carrier) send(ctx context.Context, tok *oauth2.Token, cl call) (*carrie
 	var req *http.Request
 	var err error
 	if body != nil {
-		req, err = carrierhttp.NewRequest(ctx, cl.method, cl.url, body)
+		req, err = http.NewRequestWithContext(ctx, cl.method, cl.url, body)
 	} else {
-		req, err = carrierhttp.NewRequest(ctx, cl.method, cl.url, nil)
+		req, err = http.NewRequestWithContext(ctx, cl.method, cl.url, nil)
 	}
 	if err != nil {
 		return nil, err

@@ -1,7 +1,8 @@
 package ppl
 
-// A fake of PPL's CPL API (myAPI2) on loopback HTTP, shaped as PPL documents
-// it (NOTES.md section 1): OAuth2 client-credentials token endpoint, the
+// A fake of PPL's CPL API (myAPI2) on loopback HTTP, shaped as PPL's CPL API
+// reference (ppl-cpl-api-en.apidog.io) and the community clients named in
+// ppl.go describe it: OAuth2 client-credentials token endpoint, the
 // asynchronous shipment batch, label documents fetched with the Bearer
 // token, cancel, tracking and RFC 7807 problem+json errors. It checks what
 // the adapter sends and fails the test on what PPL would not accept in a
@@ -29,8 +30,8 @@ import (
 
 const fakePrefix = "/ecs/ppl/myapi2"
 
-// The product codes PPL knows (codelist/product, as far as NOTES.md lists
-// them) and which carry cash on delivery.
+// The product codes PPL knows (its GET /codelist/product, as far as the
+// pplmyapi client's Product enum lists them) and which carry cash on delivery.
 var (
 	fakeProducts    = []string{"BUSS", "BUSD", "PRIV", "PRID", "SMAR", "SMAD", "SMEU", "SMED", "CONN", "COND", "DOPO", "DOPD", "COPL", "IMPO", "RETD", "RECI", "RECE"}
 	fakeCODProducts = []string{"BUSD", "PRID", "SMAD", "SMED", "COND", "DOPD"}

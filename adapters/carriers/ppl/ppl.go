@@ -53,12 +53,15 @@
 // Rejection on shipd's field where one corresponds (errors.go). 429, 5xx,
 // timeouts and no answer are ErrUnavailable.
 //
-// Assumptions not confirmed by PPL's official documentation are kept in the
-// var block "Unverified assumptions" below: the sandbox host, the OAuth scope,
-// the batch status answer's shape, label URLs being on the API host, the
-// body of the labelSettings PUT, the legacy statusId meanings, the
-// shipmentState values, and the parcel limit of a shipment set (MaxParcels,
-// chosen: PPL documents none).
+// PPL's official documentation is the CPL API reference at
+// https://ppl-cpl-api-en.apidog.io/ (one OpenAPI snippet per endpoint, schemas
+// Eps.Api.MyApi2.*); no copy of it is in this repository. Assumptions it does
+// not confirm are kept in the var block "Unverified assumptions" below: the
+// sandbox host, the OAuth scope, the batch status answer's shape, label URLs
+// being on the API host, the body of the labelSettings PUT, the legacy
+// statusId meanings, the shipmentState values, the 10-digit COD variable
+// symbol, and the parcel limit of a shipment set (MaxParcels, chosen: PPL
+// documents none).
 package ppl
 
 import (
@@ -80,7 +83,9 @@ const (
 	SandboxURL    = "https://api-dev.dhl.com/ecs/ppl/myapi2"
 )
 
-// Unverified assumptions ([C]/[U] in NOTES.md, section 1), in one place.
+// Unverified assumptions, in one place: what community clients (pplmyapi,
+// PTB\PPLApi, Medusa plugins) do or what shipd chose, where PPL's CPL API
+// reference is silent.
 var (
 	// SandboxURL (const above) is the host community clients use, not an
 	// official page.
@@ -135,7 +140,9 @@ type Carrier struct {
 	tokens carrierhttp.Tokens
 }
 
-// New returns the PPL adapter.
+// New fills cfg's empty fields with PPL's hosts and a 500 ms poll interval.
+// One adapter serves every channel at once; its token cache is safe for
+// concurrent use.
 func New(cfg Config) *Carrier {
 	if cfg.ProductionURL == "" {
 		cfg.ProductionURL = ProductionURL

@@ -8,7 +8,8 @@ import (
 	"shipd/platform/carrier"
 )
 
-// Every statusId NOTES.md documents, with the standard status it must map to.
+// Every legacy statusId the pplmyapi client names (see eventStatuses), with
+// the standard status it must map to.
 func TestEventStatusTable(t *testing.T) {
 	want := map[string]carrier.TrackingStatus{
 		"900": carrier.StatusWaitingForShipment,

@@ -16,7 +16,8 @@ type ChannelListProjection struct {
 	db *sqlx.DB
 }
 
-// NewChannelListProjection returns the projection.
+// NewChannelListProjection writes to db, the database that holds the
+// channels schema; it touches no other table than channels.channel_list.
 func NewChannelListProjection(db *sqlx.DB) *ChannelListProjection {
 	return &ChannelListProjection{db: db}
 }

@@ -15,7 +15,8 @@ type ChannelListReader struct {
 	db *sqlx.DB
 }
 
-// NewChannelListReader returns the reader.
+// NewChannelListReader reads db's channels.channel_list; its answers lag the
+// write model by as much as the projection does.
 func NewChannelListReader(db *sqlx.DB) *ChannelListReader { return &ChannelListReader{db: db} }
 
 var _ query.ChannelList = (*ChannelListReader)(nil)

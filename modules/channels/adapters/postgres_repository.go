@@ -28,7 +28,9 @@ type PostgresRepository struct {
 	outbox *messaging.Outbox
 }
 
-// NewPostgresRepository returns the repository.
+// NewPostgresRepository needs the channels module's database, the box whose
+// key seals secret settings (a row sealed under another key fails to load),
+// and the outbox the events go through.
 func NewPostgresRepository(db *sqlx.DB, box *secrets.Box, outbox *messaging.Outbox) *PostgresRepository {
 	return &PostgresRepository{db: db, box: box, outbox: outbox}
 }

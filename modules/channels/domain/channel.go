@@ -67,7 +67,8 @@ func checkName(name string) error {
 	return nil
 }
 
-// Rename changes the name.
+// Rename sets the name, trimmed; a name NameProblem objects to is refused as
+// a fault on name.
 func (c *Channel) Rename(name string) error {
 	if err := checkName(name); err != nil {
 		return err

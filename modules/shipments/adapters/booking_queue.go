@@ -20,7 +20,8 @@ type BookingQueue struct {
 	clock clock.Clock
 }
 
-// NewBookingQueue returns the queue.
+// NewBookingQueue works on db's shipments.shipments; clk says when a booking
+// is due and when a lease ends, so every instance should share one clock.
 func NewBookingQueue(db *sqlx.DB, clk clock.Clock) *BookingQueue {
 	return &BookingQueue{db: db, clock: clk}
 }

@@ -28,7 +28,9 @@ type PostgresRepository struct {
 	clock  clock.Clock
 }
 
-// NewPostgresRepository returns the repository.
+// NewPostgresRepository needs the shipments module's database, the outbox
+// the events and commands go through, and the clock that says whether a
+// booking's lease still holds (Delete refuses a shipment being booked).
 func NewPostgresRepository(db *sqlx.DB, outbox *messaging.Outbox, clk clock.Clock) *PostgresRepository {
 	return &PostgresRepository{db: db, outbox: outbox, clock: clk}
 }

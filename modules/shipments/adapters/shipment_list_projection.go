@@ -21,7 +21,8 @@ type ShipmentListProjection struct {
 	block int64 // shipmentListBlock, smaller in tests
 }
 
-// NewShipmentListProjection returns the projection.
+// NewShipmentListProjection writes db's shipment list tables in blocks of
+// shipmentListBlock seqs, the size ShipmentListReader expects.
 func NewShipmentListProjection(db *sqlx.DB) *ShipmentListProjection {
 	return &ShipmentListProjection{db: db, block: shipmentListBlock}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -19,7 +20,9 @@ type ShipmentListReader struct {
 	probe int   // searchProbe; both smaller in tests
 }
 
-// NewShipmentListReader returns the reader.
+// NewShipmentListReader reads the list tables of db with the production block
+// size and search probe; its answers lag the write model by as much as the
+// projection does.
 func NewShipmentListReader(db *sqlx.DB) *ShipmentListReader {
 	return &ShipmentListReader{db: db, block: shipmentListBlock, probe: searchProbe}
 }
@@ -51,8 +54,8 @@ func (r *ShipmentListReader) browse(ctx context.Context, q query.ListShipments) 
 	counted := strings.Replace(where, " AND NOT deleted", "", 1)
 	args = append(args, q.Status, q.ChannelID, q.Offset, q.Limit, r.block)
 	n := len(args)
-	status, channel, offset := "$"+itoa(n-4), "$"+itoa(n-3), "$"+itoa(n-2)
-	limit, block := "$"+itoa(n-1), "$"+itoa(n)
+	status, channel, offset := "$"+strconv.Itoa(n-4), "$"+strconv.Itoa(n-3), "$"+strconv.Itoa(n-2)
+	limit, block := "$"+strconv.Itoa(n-1), "$"+strconv.Itoa(n)
 	return r.page(ctx, `
 		WITH total AS (
 			SELECT coalesce(sum(n), 0)::bigint AS n FROM shipments.shipment_counts WHERE `+counted+`
@@ -80,11 +83,11 @@ func filters(q query.ListShipments) (string, []any) {
 	args := []any{q.AccountID}
 	if q.Status != "" {
 		args = append(args, q.Status)
-		where = append(where, "status = $"+itoa(len(args)))
+		where = append(where, "status = $"+strconv.Itoa(len(args)))
 	}
 	if q.ChannelID != "" {
 		args = append(args, q.ChannelID)
-		where = append(where, "channel_id = $"+itoa(len(args)))
+		where = append(where, "channel_id = $"+strconv.Itoa(len(args)))
 	}
 	return strings.Join(where, " AND "), args
 }
@@ -115,5 +118,3 @@ func (r *ShipmentListReader) page(ctx context.Context, stmt string, args ...any)
 	}
 	return page, rows.Err()
 }
-
-func itoa(n int) string { return fmt.Sprint(n) }

@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"shipd/modules/shipments/app/query"
@@ -58,7 +59,7 @@ func newSearchSQL(q query.ListShipments) *searchSQL {
 // param adds a parameter and returns its placeholder.
 func (s *searchSQL) param(v any) string {
 	s.args = append(s.args, v)
-	return "$" + itoa(len(s.args))
+	return "$" + strconv.Itoa(len(s.args))
 }
 
 // matches are the statement's first CTEs: referenced (by reference prefix)
@@ -148,6 +149,6 @@ func everySearchMatch(q query.ListShipments) (string, []any) {
 				 LIMIT ` + s.param(q.Offset) + `::bigint + ` + s.param(q.Limit) + `::bigint)
 				UNION ALL
 				SELECT seq FROM identified) m
-			ORDER BY seq DESC OFFSET $` + itoa(len(s.args)-1) + ` LIMIT $` + itoa(len(s.args)) + `
+			ORDER BY seq DESC OFFSET $` + strconv.Itoa(len(s.args)-1) + ` LIMIT $` + strconv.Itoa(len(s.args)) + `
 		)` + answer, s.args
 }

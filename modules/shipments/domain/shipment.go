@@ -58,7 +58,9 @@ func (s State) Price() *carrier.Money {
 	return &carrier.Money{Minor: *s.TotalPriceMinor, Currency: s.Currency}
 }
 
-// Shipment is the aggregate.
+// Shipment is the module's aggregate: its State changes only through the
+// methods below (State hands out a copy), and a label Booked recorded waits
+// in it until the repository takes it (TakeNewLabel).
 type Shipment struct {
 	s        State
 	newLabel *Label

@@ -24,7 +24,8 @@ type CheckQueue struct {
 	clock clock.Clock
 }
 
-// NewCheckQueue returns the queue.
+// NewCheckQueue works on db's tracking.parcels; clk says when a check is due
+// and when a lease ends, so every instance should share one clock.
 func NewCheckQueue(db *sqlx.DB, clk clock.Clock) *CheckQueue {
 	return &CheckQueue{db: db, clock: clk}
 }

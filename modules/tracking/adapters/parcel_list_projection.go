@@ -16,7 +16,8 @@ type ParcelListProjection struct {
 	db *sqlx.DB
 }
 
-// NewParcelListProjection returns the projection.
+// NewParcelListProjection writes to db, the database that holds the tracking
+// schema; it touches no other table than tracking.parcel_list.
 func NewParcelListProjection(db *sqlx.DB) *ParcelListProjection { return &ParcelListProjection{db: db} }
 
 // Register subscribes the projection's live handlers.

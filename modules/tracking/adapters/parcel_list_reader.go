@@ -18,7 +18,8 @@ type ParcelListReader struct {
 	db *sqlx.DB
 }
 
-// NewParcelListReader returns the reader.
+// NewParcelListReader reads db's tracking.parcel_list; its answers lag the
+// write model by as much as the projection does.
 func NewParcelListReader(db *sqlx.DB) *ParcelListReader { return &ParcelListReader{db: db} }
 
 var _ query.TrackingParcelList = (*ParcelListReader)(nil)

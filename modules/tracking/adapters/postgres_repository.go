@@ -25,7 +25,8 @@ type PostgresRepository struct {
 	outbox *messaging.Outbox
 }
 
-// NewPostgresRepository returns the repository.
+// NewPostgresRepository needs the tracking module's database and the outbox
+// the events go through.
 func NewPostgresRepository(db *sqlx.DB, outbox *messaging.Outbox) *PostgresRepository {
 	return &PostgresRepository{db: db, outbox: outbox}
 }

@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -144,6 +143,3 @@ func sameTime(a, b *time.Time) bool {
 	}
 	return a.Equal(*b)
 }
-
-// equalJSON compares decoded JSON objects (external data).
-func equalJSON(a, b map[string]any) bool { return reflect.DeepEqual(a, b) }

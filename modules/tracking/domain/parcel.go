@@ -5,6 +5,7 @@ package domain
 
 import (
 	"maps"
+	"reflect"
 	"time"
 
 	"shipd/platform/carrier"
@@ -132,7 +133,7 @@ func (p *Parcel) Edit(name, email, phone *string, externalData map[string]any, n
 	set(&r.Phone, phone)
 	changed := r != p.s.Recipient
 	p.s.Recipient = r
-	if externalData != nil && !equalJSON(externalData, p.s.ExternalData) {
+	if externalData != nil && !reflect.DeepEqual(externalData, p.s.ExternalData) {
 		p.s.ExternalData = maps.Clone(externalData)
 		changed = true
 	}

@@ -21,7 +21,8 @@ type DeliveryLogReader struct {
 	db *sqlx.DB
 }
 
-// NewDeliveryLogReader returns the reader.
+// NewDeliveryLogReader reads db's webhooks.delivery_log, which the
+// DeliveryStore writes.
 func NewDeliveryLogReader(db *sqlx.DB) *DeliveryLogReader {
 	return &DeliveryLogReader{db: db}
 }

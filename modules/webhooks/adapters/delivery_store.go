@@ -36,7 +36,9 @@ type DeliveryStore struct {
 	claim, record prepared
 }
 
-// NewDeliveryStore returns the store.
+// NewDeliveryStore needs the webhooks module's database, the box that opens
+// subscription secrets for signing, and the clock that says which
+// deliveries are due. Its statements are prepared on first use.
 func NewDeliveryStore(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *DeliveryStore {
 	return &DeliveryStore{db: db, box: box, clock: clk, firstAttempts: make(chan struct{}, 1),
 		claim: prepared{query: claimStatement}, record: prepared{query: recordStatement}}

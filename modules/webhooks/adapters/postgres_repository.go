@@ -28,7 +28,8 @@ type PostgresRepository struct {
 	clock clock.Clock
 }
 
-// NewPostgresRepository returns the repository.
+// NewPostgresRepository needs the webhooks module's database, the box whose
+// key seals subscription secrets, and the clock that stamps deletions.
 func NewPostgresRepository(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *PostgresRepository {
 	return &PostgresRepository{db: db, box: box, clock: clk}
 }
@@ -50,7 +51,7 @@ type subscriptionRow struct {
 
 const subscriptionColumns = `id, account_id, name, url, events, secret, active, version, created_at, updated_at`
 
-// Add inserts the subscription.
+// Add inserts the subscription, its secret sealed.
 func (r *PostgresRepository) Add(ctx context.Context, s *domain.Subscription) error {
 	row, err := r.toRow(s)
 	if err != nil {

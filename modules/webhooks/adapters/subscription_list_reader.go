@@ -17,7 +17,8 @@ type SubscriptionListReader struct {
 	db *sqlx.DB
 }
 
-// NewSubscriptionListReader returns the reader.
+// NewSubscriptionListReader reads db's webhooks.subscriptions; unlike the
+// other lists it is never behind the write model.
 func NewSubscriptionListReader(db *sqlx.DB) *SubscriptionListReader {
 	return &SubscriptionListReader{db: db}
 }

@@ -57,7 +57,8 @@ type Change struct {
 	Active *bool
 }
 
-// Apply changes the subscription.
+// Apply sets what c names, bumps the version and stamps now. It validates
+// nothing: the URL and event names are checked before it is called.
 func (s *Subscription) Apply(c Change, now time.Time) {
 	if c.Name != nil {
 		s.name = *c.Name

@@ -6,8 +6,6 @@
 package carrierhttp
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -58,14 +56,6 @@ func Do(client *http.Client, req *http.Request) (*Response, error) {
 // Unavailable is an error wrapping carrier.ErrUnavailable.
 func Unavailable(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{carrier.ErrUnavailable}, args...)...)
-}
-
-// IsUnavailable reports whether err is the carrier not answering usefully.
-func IsUnavailable(err error) bool { return errors.Is(err, carrier.ErrUnavailable) }
-
-// NewRequest builds a request bound to ctx; body may be nil.
-func NewRequest(ctx context.Context, method, url string, body io.Reader) (*http.Request, error) {
-	return http.NewRequestWithContext(ctx, method, url, body)
 }
 
 // snippet is the start of a body, for error messages.

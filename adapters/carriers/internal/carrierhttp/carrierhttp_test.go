@@ -36,7 +36,7 @@ func TestDoSortsAnswers(t *testing.T) {
 	get := func(path string, timeout time.Duration) (*carrierhttp.Response, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		req, _ := carrierhttp.NewRequest(ctx, http.MethodGet, srv.URL+path, nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
 		return carrierhttp.Do(nil, req)
 	}
 	if res, err := get("/ok", time.Second); err != nil || res.Status != 200 || string(res.Body) != "fine" {
