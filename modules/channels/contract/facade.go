@@ -3,6 +3,8 @@ package contract
 import (
 	"context"
 	"net/url"
+
+	"shipd/platform/fault"
 )
 
 // ChannelAccess is what another module may know of a channel in order to
@@ -27,6 +29,24 @@ type Channels interface {
 	// not exist is a not-found fault; one of another account a forbidden
 	// fault.
 	ChannelForUse(ctx context.Context, accountID, channelID string) (ChannelAccess, error)
+}
+
+// ActiveChannel is the account's channel for new work (a shipment, a
+// tracking parcel), or the answer the API gives on shipping_channel_id when
+// it is not one of the account's channels or not active. Other failures of
+// the facade (another account's channel, channels unavailable) pass through.
+func ActiveChannel(ctx context.Context, channels Channels, accountID, channelID string) (ChannelAccess, error) {
+	ch, err := channels.ChannelForUse(ctx, accountID, channelID)
+	if fault.Is(err, fault.KindNotFound) {
+		return ch, fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
+	}
+	if err != nil {
+		return ch, err
+	}
+	if !ch.Active() {
+		return ch, fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
+	}
+	return ch, nil
 }
 
 // SealedChannelAccess is ChannelAccess as the channels process sends it to

@@ -13,7 +13,8 @@ type Facade struct {
 	app app.Application
 }
 
-// NewFacade returns the facade.
+// NewFacade answers in process, for shipments and tracking run in the
+// same process (contract/remote answers across processes).
 func NewFacade(application app.Application) *Facade { return &Facade{app: application} }
 
 var _ contract.Channels = (*Facade)(nil)

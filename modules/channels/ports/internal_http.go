@@ -21,7 +21,8 @@ type InternalHTTPServer struct {
 	box *secrets.Box
 }
 
-// NewInternalHTTPServer returns the internal port.
+// NewInternalHTTPServer answers with settings sealed by box, the same
+// SECRET_KEY box that keeps them at rest.
 func NewInternalHTTPServer(application app.Application, box *secrets.Box) InternalHTTPServer {
 	return InternalHTTPServer{app: application, box: box}
 }

@@ -28,7 +28,8 @@ type BookingWorker struct {
 	loop  server.ClaimLoop[command.BookingClaim]
 }
 
-// NewBookingWorker returns the worker.
+// NewBookingWorker books what the queue hands out, woken by commits on the
+// shipments stream (wake) and else every WORKER_POLL_INTERVAL.
 func NewBookingWorker(application app.Application, queue command.BookingQueue, wake *messaging.Wakeup, cfg config.Config) *BookingWorker {
 	w := &BookingWorker{app: application, queue: queue}
 	w.loop = server.ClaimLoop[command.BookingClaim]{

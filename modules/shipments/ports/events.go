@@ -17,7 +17,8 @@ type EventHandlers struct {
 	app app.Application
 }
 
-// NewEventHandlers returns the handlers.
+// NewEventHandlers turns the tracking module's events into the shipments
+// module's commands.
 func NewEventHandlers(application app.Application) EventHandlers {
 	return EventHandlers{app: application}
 }

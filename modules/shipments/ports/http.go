@@ -29,7 +29,8 @@ type HTTPServer struct {
 	clock   clock.Clock
 }
 
-// NewHTTPServer returns the HTTP port.
+// NewHTTPServer serves the application under cfg's public base URL (in
+// Location headers and list links); clk dates the ids of new shipments.
 func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
 	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
 }

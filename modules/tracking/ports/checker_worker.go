@@ -28,7 +28,8 @@ type CheckerWorker struct {
 	loop  server.ClaimLoop[command.DueCheck]
 }
 
-// NewCheckerWorker returns the worker.
+// NewCheckerWorker makes the scheduled checks, TRACKING_CONCURRENCY at a
+// time, claiming every WORKER_POLL_INTERVAL at most.
 func NewCheckerWorker(application app.Application, queue command.CheckQueue, cfg config.Config) *CheckerWorker {
 	w := &CheckerWorker{app: application, queue: queue}
 	w.loop = server.ClaimLoop[command.DueCheck]{

@@ -17,7 +17,8 @@ type CommandHandlers struct {
 	app app.Application
 }
 
-// NewCommandHandlers returns the handlers.
+// NewCommandHandlers turns the commands other modules send on the tracking
+// command stream into the module's own.
 func NewCommandHandlers(application app.Application) CommandHandlers {
 	return CommandHandlers{app: application}
 }

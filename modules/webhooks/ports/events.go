@@ -19,7 +19,8 @@ type EventHandlers struct {
 	app app.Application
 }
 
-// NewEventHandlers returns the handlers.
+// NewEventHandlers turns the other modules' events into fan-outs to the
+// subscriptions that match them.
 func NewEventHandlers(application app.Application) EventHandlers {
 	return EventHandlers{app: application}
 }

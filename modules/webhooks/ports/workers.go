@@ -65,7 +65,7 @@ type RetentionWorker struct {
 	every time.Duration
 }
 
-// NewRetentionWorker returns the worker.
+// NewRetentionWorker purges expired logs every WEBHOOK_PURGE_INTERVAL.
 func NewRetentionWorker(application app.Application, cfg config.Config) *RetentionWorker {
 	return &RetentionWorker{app: application, every: cfg.WebhookPurgeInterval}
 }

@@ -43,15 +43,9 @@ func NewCreateShipmentHandler(repo domain.Repository, ch channels.Channels, prov
 // the carrier's COD product when needed, and stores the shipment as pending;
 // the booking worker calls the carrier afterwards, outside this request.
 func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) error {
-	ch, err := h.channels.ChannelForUse(ctx, cmd.AccountID, cmd.Shipment.ChannelID)
-	if fault.Is(err, fault.KindNotFound) {
-		return fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
-	}
+	ch, err := channels.ActiveChannel(ctx, h.channels, cmd.AccountID, cmd.Shipment.ChannelID)
 	if err != nil {
 		return err
-	}
-	if !ch.Active() {
-		return fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
 	}
 	p, ok := h.providers.Get(ch.Provider)
 	if _, ships := p.(carrier.Shipper); !ok || !ships {

@@ -37,15 +37,9 @@ func NewCreateTrackingParcelHandler(repo domain.Repository, ch channels.Channels
 // Handle checks the channel and stores the parcel with its first check due
 // at once; the checker worker asks the carrier afterwards.
 func (h CreateTrackingParcelHandler) Handle(ctx context.Context, cmd CreateTrackingParcel) error {
-	ch, err := h.channels.ChannelForUse(ctx, cmd.AccountID, cmd.Parcel.ChannelID)
-	if fault.Is(err, fault.KindNotFound) {
-		return fault.Field("shipping_channel_id", "does not name a shipping channel of this account")
-	}
+	ch, err := channels.ActiveChannel(ctx, h.channels, cmd.AccountID, cmd.Parcel.ChannelID)
 	if err != nil {
 		return err
-	}
-	if !ch.Active() {
-		return fault.Field("shipping_channel_id", "must be an active shipping channel (this one is "+ch.Status+"; validate it first)")
 	}
 	if p, _ := h.providers.Get(ch.Provider); !tracks(p) {
 		return fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot track parcels")
