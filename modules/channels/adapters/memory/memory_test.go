@@ -1,0 +1,195 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"shipd/modules/channels/adapters/memory"
+	"shipd/modules/channels/app/query"
+	"shipd/modules/channels/contract"
+	"shipd/modules/channels/domain"
+	"shipd/platform/fault"
+)
+
+// The app-layer tests rely on the in-memory adapters keeping the PostgreSQL
+// ones' contract; these are the points of it they do not exercise
+// themselves.
+
+var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
+
+func newChannel(t *testing.T, id, account, name string, at time.Time) *domain.Channel {
+	t.Helper()
+	ch, err := domain.NewChannel(id, account, name, "", "test", map[string]any{"retries": 3.0, "token": "x"}, map[string]bool{"token": true}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func event(ch *domain.Channel) contract.ChannelEvent {
+	return contract.ChannelEvent{AccountID: ch.AccountID(), Version: ch.Version(), OccurredAt: t0,
+		ShippingChannel: contract.ShippingChannelSnapshot(ch.Snapshot())}
+}
+
+func added(t *testing.T, repo *memory.Repository, id, account, name string, at time.Time) {
+	t.Helper()
+	ch := newChannel(t, id, account, name, at)
+	if err := repo.Add(t.Context(), ch, contract.ShippingChannelCreated{ChannelEvent: event(ch)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Update saves nothing (and publishes nothing) when fn fails or names no
+// event; each loaded channel is a copy of its own.
+func TestUpdateSavesOnlyAChangeWithEvents(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewRepository()
+	ctx := t.Context()
+	added(t, repo, "ch_1", "acc_1", "Main", t0)
+	refuse := errors.New("refused")
+	if _, err := repo.Update(ctx, "ch_1", func(ch *domain.Channel) ([]domain.Event, error) {
+		ch.Touch(t0)
+		return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(ch)}}, refuse
+	}); !errors.Is(err, refuse) {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := repo.Update(ctx, "ch_1", func(ch *domain.Channel) ([]domain.Event, error) {
+		ch.Touch(t0)
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := repo.Get(ctx, "ch_1")
+	if err != nil || got.Version() != 1 || len(repo.Published()) != 1 {
+		t.Fatalf("version %d (%v), %d events: a change not to be saved was", got.Version(), err, len(repo.Published()))
+	}
+	got.Settings()["retries"] = 9.0 // a copy: the stored channel is untouched
+	if _, err := repo.Update(ctx, "ch_1", func(ch *domain.Channel) ([]domain.Event, error) {
+		ch.Touch(t0.Add(time.Second))
+		return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(ch)}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = repo.Get(ctx, "ch_1")
+	if got.Version() != 2 || got.Settings()["retries"] != 3.0 || !got.SecretKeys()["token"] || len(repo.Published()) != 2 {
+		t.Fatalf("after a saved update: %+v, %d events", got.Stored(), len(repo.Published()))
+	}
+}
+
+// Missing channels are fault.NotFound; a taken id is refused; a name is
+// unique within an account, on add and on update; a vetoed delete keeps
+// the channel.
+func TestMissingTakenAndVetoed(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewRepository()
+	ctx := t.Context()
+	added(t, repo, "ch_1", "acc_1", "Main", t0)
+	added(t, repo, "ch_2", "acc_1", "Second", t0)
+	keep := func(*domain.Channel) ([]domain.Event, error) { return nil, nil }
+	for name, err := range map[string]error{
+		"Get":    func() error { _, err := repo.Get(ctx, "ch_none"); return err }(),
+		"Update": func() error { _, err := repo.Update(ctx, "ch_none", keep); return err }(),
+		"Delete": repo.Delete(ctx, "ch_none", keep),
+	} {
+		if !fault.Is(err, fault.KindNotFound) {
+			t.Errorf("%s of a missing channel: %v", name, err)
+		}
+	}
+	if err := repo.Add(ctx, newChannel(t, "ch_1", "acc_1", "Other", t0)); err == nil || fault.Is(err, fault.KindValidation) {
+		t.Errorf("a taken id: %v, want an error that is no fault", err)
+	}
+	if err := repo.Add(ctx, newChannel(t, "ch_3", "acc_1", "Main", t0)); !fault.Is(err, fault.KindValidation) {
+		t.Errorf("a taken name: %v", err)
+	}
+	if err := repo.Add(ctx, newChannel(t, "ch_3", "acc_2", "Main", t0)); err != nil {
+		t.Errorf("another account's name: %v", err)
+	}
+	_, err := repo.Update(ctx, "ch_2", func(ch *domain.Channel) ([]domain.Event, error) {
+		_ = ch.Rename("Main")
+		return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(ch)}}, nil
+	})
+	if !fault.Is(err, fault.KindValidation) {
+		t.Errorf("renamed to a taken name: %v", err)
+	}
+	veto := errors.New("veto")
+	if err := repo.Delete(ctx, "ch_1", func(*domain.Channel) ([]domain.Event, error) { return nil, veto }); !errors.Is(err, veto) {
+		t.Errorf("vetoed delete: %v", err)
+	}
+	if _, err := repo.Get(ctx, "ch_1"); err != nil {
+		t.Errorf("vetoed delete removed the channel: %v", err)
+	}
+	repo.Interfere(func(op, id string) error { return context.Canceled })
+	if _, err := repo.Get(ctx, "ch_1"); !errors.Is(err, context.Canceled) {
+		t.Errorf("interfered Get: %v", err)
+	}
+}
+
+// The list is built from the events, as the projection builds it: the
+// highest version of each channel wins, a deleted one is gone, the
+// account's channels only, filtered, newest first, then by id.
+func TestChannelListIsTheProjectionOfTheEvents(t *testing.T) {
+	t.Parallel()
+	repo := memory.NewRepository()
+	list := memory.NewChannelList(repo)
+	ctx := t.Context()
+	added(t, repo, "ch_a", "acc_1", "A", t0)
+	added(t, repo, "ch_c", "acc_1", "C", t0.Add(time.Second))
+	added(t, repo, "ch_b", "acc_1", "B", t0.Add(time.Second))
+	added(t, repo, "ch_x", "acc_2", "X", t0.Add(time.Hour))
+	added(t, repo, "ch_gone", "acc_1", "Gone", t0.Add(time.Hour))
+	if _, err := repo.Update(ctx, "ch_a", func(ch *domain.Channel) ([]domain.Event, error) {
+		if err := ch.SetStatus(domain.StatusInactive); err != nil {
+			return nil, err
+		}
+		ch.Touch(t0.Add(time.Minute))
+		return []domain.Event{contract.ShippingChannelStatusChanged{ChannelEvent: event(ch), PreviousStatus: "draft"}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Delete(ctx, "ch_gone", func(ch *domain.Channel) ([]domain.Event, error) {
+		ch.Touch(t0.Add(time.Minute))
+		return []domain.Event{contract.ShippingChannelDeleted{ChannelEvent: event(ch)}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(q query.ListChannels) ([]string, int) {
+		t.Helper()
+		q.AccountID = "acc_1"
+		page, err := list.List(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, rec := range page.Records {
+			var c contract.ShippingChannel
+			if err := json.Unmarshal(rec, &c); err != nil {
+				t.Fatal(err)
+			}
+			if c.Settings["token"] != domain.MaskedSecret {
+				t.Errorf("%s lists its secret: %v", c.ID, c.Settings)
+			}
+			out = append(out, c.ID+":"+c.Status)
+		}
+		return out, page.Total
+	}
+	for _, tc := range []struct {
+		q     query.ListChannels
+		want  []string
+		total int
+	}{
+		{query.ListChannels{Limit: 10}, []string{"ch_c:draft", "ch_b:draft", "ch_a:inactive"}, 3},
+		{query.ListChannels{Limit: 1, Offset: 1}, []string{"ch_b:draft"}, 3},
+		{query.ListChannels{Limit: 10, Offset: 5}, nil, 3},
+		{query.ListChannels{Limit: 10, Status: "inactive"}, []string{"ch_a:inactive"}, 1},
+		{query.ListChannels{Limit: 10, Provider: "other"}, nil, 0},
+	} {
+		got, total := ids(tc.q)
+		if !slices.Equal(got, tc.want) || total != tc.total {
+			t.Errorf("%+v: %v of %d, want %v of %d", tc.q, got, total, tc.want, tc.total)
+		}
+	}
+}

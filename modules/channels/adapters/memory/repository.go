@@ -1,0 +1,190 @@
+// Package memory is the channels module's driven side in memory: the
+// repository of the write model and the list read model, for tests of the
+// app layer that need no database. Each keeps the contract its PostgreSQL
+// counterpart keeps (a missing channel is fault.NotFound, a name taken in
+// the account is a fault on "name", Update applies fn as one change and
+// saves nothing when fn fails or names no event, the events are published
+// with the change that caused them); what only SQL does (row locks, the
+// outbox's delivery, sealing secrets) is not modelled.
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"shipd/modules/channels/domain"
+	"shipd/platform/fault"
+)
+
+// errNameTaken is the PostgreSQL repository's answer to a unique violation
+// of (account_id, name).
+var errNameTaken = fault.Field("name", "has already been taken by another channel of this account")
+
+// Repository keeps channels in memory as the PostgreSQL repository keeps
+// them. Settings are kept as JSON, so a value read back is what a database
+// round trip gives (numbers as float64, maps of their own).
+type Repository struct {
+	mu        sync.Mutex
+	rows      map[string]row
+	published []domain.Event
+	interfere func(op, id string) error
+}
+
+type row struct {
+	stored   domain.Stored // Settings nil: they are in settings
+	settings []byte
+}
+
+// NewRepository returns an empty repository.
+func NewRepository() *Repository { return &Repository{rows: map[string]row{}} }
+
+var _ domain.Repository = (*Repository)(nil)
+
+// Interfere makes the repository fail as a database might: before each
+// call f is asked with the operation ("Add", "Get", "Update", "Delete") and
+// the channel's id; an error it returns is the call's answer and nothing
+// changes. nil stops interfering.
+func (r *Repository) Interfere(f func(op, id string) error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.interfere = f
+}
+
+func (r *Repository) interfered(op, id string) error {
+	if r.interfere == nil {
+		return nil
+	}
+	return r.interfere(op, id)
+}
+
+// Add inserts the channel and publishes events.
+func (r *Repository) Add(_ context.Context, ch *domain.Channel, events ...domain.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.interfered("Add", ch.ID()); err != nil {
+		return err
+	}
+	if _, ok := r.rows[ch.ID()]; ok {
+		// The primary key's violation: an error, not a fault.
+		return fmt.Errorf("inserting channel: duplicate key %s", ch.ID())
+	}
+	return r.save(ch, events)
+}
+
+// Get loads one channel.
+func (r *Repository) Get(_ context.Context, id string) (*domain.Channel, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.interfered("Get", id); err != nil {
+		return nil, err
+	}
+	return r.load(id)
+}
+
+// Update lets fn change the channel; the change is saved, with the events,
+// only when fn succeeds and names at least one event (the PostgreSQL
+// repository writes no row for an update that publishes nothing).
+func (r *Repository) Update(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) (*domain.Channel, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.interfered("Update", id); err != nil {
+		return nil, err
+	}
+	ch, err := r.load(id)
+	if err != nil {
+		return nil, err
+	}
+	events, err := fn(ch)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return ch, nil
+	}
+	if err := r.save(ch, events); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// Delete lets fn veto, then deletes the channel and publishes the events.
+func (r *Repository) Delete(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.interfered("Delete", id); err != nil {
+		return err
+	}
+	ch, err := r.load(id)
+	if err != nil {
+		return err
+	}
+	events, err := fn(ch)
+	if err != nil {
+		return err
+	}
+	delete(r.rows, id)
+	r.published = append(r.published, events...)
+	return nil
+}
+
+// Published returns every event published so far, in order.
+func (r *Repository) Published() []domain.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.published)
+}
+
+// save stores ch (a new row or over its old one) and publishes events,
+// refusing a name another channel of the account has.
+func (r *Repository) save(ch *domain.Channel, events []domain.Event) error {
+	st := ch.Stored()
+	for id, other := range r.rows {
+		if id != st.ID && other.stored.AccountID == st.AccountID && other.stored.Name == st.Name {
+			return errNameTaken
+		}
+	}
+	if st.Settings == nil {
+		st.Settings = map[string]any{} // as PostgreSQL keeps none: an empty object
+	}
+	settings, err := json.Marshal(st.Settings)
+	if err != nil {
+		return fmt.Errorf("channel %s settings: %w", st.ID, err)
+	}
+	st.Settings = nil
+	st.SecretKeys = maps.Clone(st.SecretKeys)
+	st.ValidatedAt = copyTime(st.ValidatedAt)
+	r.rows[st.ID] = row{stored: st, settings: settings}
+	r.published = append(r.published, events...)
+	return nil
+}
+
+func (r *Repository) load(id string) (*domain.Channel, error) {
+	rw, ok := r.rows[id]
+	if !ok {
+		return nil, fault.NotFound("Shipping channel")
+	}
+	st := rw.stored
+	st.Settings = map[string]any{}
+	if err := json.Unmarshal(rw.settings, &st.Settings); err != nil {
+		return nil, fmt.Errorf("channel %s settings: %w", id, err)
+	}
+	st.SecretKeys = maps.Clone(st.SecretKeys)
+	if st.SecretKeys == nil {
+		st.SecretKeys = map[string]bool{}
+	}
+	st.ValidatedAt = copyTime(st.ValidatedAt)
+	return domain.Restore(st), nil
+}
+
+func copyTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
+}
