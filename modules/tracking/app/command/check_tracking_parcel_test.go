@@ -211,7 +211,8 @@ func TestRefreshRecordsNothingWithoutAnAnswer(t *testing.T) {
 	}
 }
 
-// The last check allowed ends the checks, as does the end of the journey.
+// The last check allowed ends the checks, as does the end of the journey;
+// a refresh still checks.
 func TestChecksEnd(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
@@ -237,5 +238,12 @@ func TestChecksEnd(t *testing.T) {
 	}
 	if ids, err := f.repo.TrackedThrough(t.Context(), account, "ch_1"); err != nil || len(ids) != 0 {
 		t.Errorf("still tracked: %v (%v)", ids, err)
+	}
+	// The client may still ask: a refresh checks a parcel whose checks ended.
+	if err := f.check.Handle(t.Context(), command.CheckTrackingParcel{AccountID: account, ID: "tp_1"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.state(t, "tp_1"); st.ChecksDone != 2 || st.NextCheckAt != nil {
+		t.Errorf("refreshed after the last check: %+v", st)
 	}
 }
