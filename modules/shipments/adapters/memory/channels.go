@@ -1,0 +1,83 @@
+package memory
+
+import (
+	"context"
+	"maps"
+	"sync"
+
+	channels "shipd/modules/channels/contract"
+	"shipd/platform/fault"
+)
+
+// Channels is the channels facade over channels held in memory, answering
+// as the channels module does: a channel it does not hold is not found, one
+// of another account forbidden.
+type Channels struct {
+	mu       sync.Mutex
+	channels map[string]channels.ChannelAccess
+	failures map[string]error
+	asked    int
+}
+
+// NewChannels holds chs.
+func NewChannels(chs ...channels.ChannelAccess) *Channels {
+	c := &Channels{channels: map[string]channels.ChannelAccess{}, failures: map[string]error{}}
+	for _, ch := range chs {
+		c.Put(ch)
+	}
+	return c
+}
+
+var _ channels.Channels = (*Channels)(nil)
+
+// Put adds or replaces a channel.
+func (c *Channels) Put(ch channels.ChannelAccess) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.channels[ch.ID] = ch
+}
+
+// Remove deletes a channel.
+func (c *Channels) Remove(channelID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.channels, channelID)
+}
+
+// Fail makes every question about channelID answer err (the channels
+// process unreachable, say); nil answers again.
+func (c *Channels) Fail(channelID string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		delete(c.failures, channelID)
+		return
+	}
+	c.failures[channelID] = err
+}
+
+// Asked counts the questions answered so far.
+func (c *Channels) Asked() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asked
+}
+
+// ChannelForUse returns the account's channel with its settings.
+func (c *Channels) ChannelForUse(_ context.Context, accountID, channelID string) (channels.ChannelAccess, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked++
+	if err := c.failures[channelID]; err != nil {
+		return channels.ChannelAccess{}, err
+	}
+	ch, ok := c.channels[channelID]
+	if !ok {
+		return channels.ChannelAccess{}, fault.NotFound("Shipping channel")
+	}
+	if ch.AccountID != accountID {
+		return channels.ChannelAccess{}, fault.Forbidden("This shipping channel belongs to another account.")
+	}
+	ch.Settings = maps.Clone(ch.Settings) // each answer has settings of its own, as when decrypted
+	return ch, nil
+}

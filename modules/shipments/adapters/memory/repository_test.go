@@ -1,0 +1,105 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"shipd/modules/shipments/adapters/memory"
+	"shipd/modules/shipments/contract"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/fault"
+)
+
+// The app-layer tests rely on the in-memory repository keeping the
+// PostgreSQL repository's contract; these are the points of it they do not
+// exercise themselves.
+
+var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
+
+func added(t *testing.T) *memory.Repository {
+	t.Helper()
+	repo := memory.NewRepository()
+	if err := repo.Add(t.Context(), domain.New(domain.State{ID: "sh_1", AccountID: "acc_1", Parcels: make([]domain.Parcel, 1)}, t0)); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+func version(t *testing.T, repo *memory.Repository) int {
+	t.Helper()
+	sh, err := repo.Get(t.Context(), "sh_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh.State().Version
+}
+
+// Update saves nothing when fn fails or names no event, as the PostgreSQL
+// repository rolls back or skips the write; a saved Booked keeps its label.
+func TestUpdateSavesOnlyAChangeWithEvents(t *testing.T) {
+	t.Parallel()
+	repo := added(t)
+	ctx := t.Context()
+	refuse := errors.New("refused")
+	if _, err := repo.Update(ctx, "sh_1", func(sh *domain.Shipment) ([]domain.Event, error) {
+		sh.Touch(t0)
+		return []domain.Event{contract.ShipmentUpdated{}}, refuse
+	}); !errors.Is(err, refuse) {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := repo.Update(ctx, "sh_1", func(sh *domain.Shipment) ([]domain.Event, error) { sh.Touch(t0); return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if v := version(t, repo); v != 1 {
+		t.Fatalf("version %d after changes that were not to be saved", v)
+	}
+	if _, err := repo.Update(ctx, "sh_1", func(sh *domain.Shipment) ([]domain.Event, error) {
+		return []domain.Event{contract.ShipmentCreated{}}, sh.Booked("P", []string{"TN"}, nil, domain.Label{Format: "pdf", Data: []byte("L")}, t0)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := repo.Label(ctx, "sh_1")
+	if v := version(t, repo); v != 2 || err != nil || l == nil || string(l.Data) != "L" {
+		t.Fatalf("version %d, label %+v (%v)", v, l, err)
+	}
+	if n := len(repo.Published()); n != 1 {
+		t.Fatalf("published %d events, want the one saved", n)
+	}
+}
+
+// A missing shipment is fault.NotFound for every operation but Label,
+// which answers nil; an id taken is refused; a vetoed delete keeps it.
+func TestMissingTakenAndVetoed(t *testing.T) {
+	t.Parallel()
+	repo := added(t)
+	ctx := t.Context()
+	keep := func(*domain.Shipment) ([]domain.Event, error) { return nil, nil }
+	for name, err := range map[string]error{
+		"Get":    func() error { _, err := repo.Get(ctx, "sh_none"); return err }(),
+		"Update": func() error { _, err := repo.Update(ctx, "sh_none", keep); return err }(),
+		"Delete": repo.Delete(ctx, "sh_none", keep),
+	} {
+		if !fault.Is(err, fault.KindNotFound) {
+			t.Errorf("%s of a missing shipment: %v", name, err)
+		}
+	}
+	if l, err := repo.Label(ctx, "sh_none"); l != nil || err != nil {
+		t.Errorf("label of a missing shipment: %v, %v", l, err)
+	}
+	if err := repo.Add(ctx, domain.New(domain.State{ID: "sh_1"}, t0)); err == nil {
+		t.Error("an id taken was added again")
+	}
+	veto := errors.New("veto")
+	if err := repo.Delete(ctx, "sh_1", func(*domain.Shipment) ([]domain.Event, error) { return nil, veto }); !errors.Is(err, veto) {
+		t.Errorf("vetoed delete: %v", err)
+	}
+	if v := version(t, repo); v != 1 {
+		t.Errorf("vetoed delete: version %d", v)
+	}
+	repo.Interfere(func(op, id string) error { return context.Canceled })
+	if _, err := repo.Get(ctx, "sh_1"); !errors.Is(err, context.Canceled) {
+		t.Errorf("interfered Get: %v", err)
+	}
+}

@@ -1,0 +1,108 @@
+package command_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	channels "shipd/modules/channels/contract"
+	"shipd/platform/carrier"
+	"shipd/platform/fault"
+)
+
+// A parcel is tracked only through an active channel of the account whose
+// carrier tracks; otherwise nothing is stored or published.
+func TestCreateTrackingParcelChecksTheChannel(t *testing.T) {
+	t.Parallel()
+	withChannel := func(change func(*channels.ChannelAccess)) func(*fixture) {
+		return func(f *fixture) {
+			ch := activeChannel()
+			change(&ch)
+			f.channels.Put(ch)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(*fixture)
+		field map[string]string
+		kind  fault.Kind // when not a field's fault
+	}{
+		{name: "channel not found", setup: func(f *fixture) { f.channels.Remove("ch_1") },
+			field: map[string]string{"shipping_channel_id": "does not name a shipping channel of this account"}},
+		{name: "channel inactive", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Status = "invalid" }),
+			field: map[string]string{"shipping_channel_id": "must be an active shipping channel (this one is invalid; validate it first)"}},
+		{name: "provider not offered", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = "gone" }),
+			field: map[string]string{"shipping_channel_id": "provider gone cannot track parcels"}},
+		{name: "provider only ships", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = shipperCode }),
+			field: map[string]string{"shipping_channel_id": "provider shiponly cannot track parcels"}},
+		{name: "another account's channel", setup: withChannel(func(ch *channels.ChannelAccess) { ch.AccountID = stranger }),
+			kind: fault.KindForbidden},
+		{name: "channels unavailable", setup: func(f *fixture) { f.channels.Fail("ch_1", fault.Unavailable("channels is down")) },
+			kind: fault.KindUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture()
+			tc.setup(f)
+			err := f.create.Handle(t.Context(), newParcel("tp_1", "TN1"))
+			if tc.field != nil {
+				wantFields(t, err, tc.field)
+			} else {
+				wantKind(t, err, tc.kind)
+			}
+			if _, err := f.repo.GetState(t.Context(), "tp_1"); !fault.Is(err, fault.KindNotFound) {
+				t.Errorf("a refused parcel was stored (%v)", err)
+			}
+			if got := f.repo.Published(); len(got) != 0 {
+				t.Errorf("published %v", got)
+			}
+		})
+	}
+}
+
+// A tracked parcel is stored under the id the caller chose, for the
+// account and the channel's provider, due for its first check at once, and
+// tracking_parcel.created carries it.
+func TestCreateTrackingParcelStoresItDueAtOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	cmd := newParcel("tp_1", "TN1")
+	cmd.Parcel.AccountID, cmd.Parcel.Provider, cmd.Parcel.Status, cmd.Parcel.ChecksDone = "acc_forged", "forged", carrier.StatusDelivered, 7
+	if err := f.create.Handle(t.Context(), cmd); err != nil {
+		t.Fatal(err)
+	}
+	st := f.state(t, "tp_1")
+	if st.ID != "tp_1" || st.AccountID != account || st.Provider != fakeCode || st.Status != carrier.StatusCreated || st.Version != 1 ||
+		st.ChecksDone != 0 || st.NextCheckAt == nil || !st.NextCheckAt.Equal(clockStart) || st.Recipient.Name != "Jana Nová" {
+		t.Errorf("stored %+v", st)
+	}
+	if got := f.events(t, 0); !slices.Equal(got, []string{"tracking_parcel.created v1 created"}) {
+		t.Errorf("events %v", got)
+	}
+	if snap := f.lastSnapshot(t); snap.TrackingNumber != "TN1" || snap.ShippingChannelID != "ch_1" || snap.ExternalData["order"] != "tp_1" {
+		t.Errorf("snapshot %+v", snap)
+	}
+	if n, _ := f.queue.Due(t.Context()); n != 1 {
+		t.Errorf("%d parcels due, want the new one", n)
+	}
+	if f.carrier.asked() != 0 {
+		t.Error("the carrier was asked: the checker does, later")
+	}
+}
+
+// A number the account already tracks through the channel is refused, as
+// the repository refuses it; the store's failure is the command's.
+func TestCreateTrackingParcelRefusesANumberTrackedAlready(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	f.tracked(t, "tp_1", "TN1")
+	wantFields(t, f.create.Handle(t.Context(), newParcel("tp_2", "TN1")),
+		map[string]string{"tracking_number": "is already tracked through this shipping channel as tp_1"})
+	f.repo.Interfere(failOn("Add"))
+	if err := f.create.Handle(t.Context(), newParcel("tp_3", "TN3")); !errors.Is(err, errDatabase) {
+		t.Errorf("error %v, want the store's", err)
+	}
+	if got := f.events(t, 1); len(got) != 0 {
+		t.Errorf("published %v", got)
+	}
+}

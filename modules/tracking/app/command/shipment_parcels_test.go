@@ -1,0 +1,136 @@
+package command_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"shipd/modules/tracking/app/command"
+	"shipd/modules/tracking/contract"
+	"shipd/modules/tracking/domain"
+	"shipd/platform/fault"
+)
+
+func shipmentParcels(numbers ...string) command.TrackShipmentParcels {
+	return command.TrackShipmentParcels{AccountID: account, ShipmentID: "sh_1", ChannelID: "ch_1", Provider: fakeCode,
+		TrackingNumbers: numbers, Recipient: domain.Recipient{Name: "Jana Nová"}, CashOnDelivery: true}
+}
+
+// A booked shipment gets one tracking parcel per parcel, with the default
+// check settings, due at once; a number the account already tracks through
+// the channel keeps its parcel.
+func TestTrackShipmentParcelsOnePerParcel(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	f.tracked(t, "tp_client", "TN2")
+	if err := f.trackShipment.Handle(t.Context(), shipmentParcels("TN1", "TN2", "TN3")); err != nil {
+		t.Fatal(err)
+	}
+	var numbers []string
+	for _, e := range f.repo.Published()[1:] {
+		created, ok := e.(contract.TrackingParcelCreated)
+		if !ok {
+			t.Fatalf("published %T", e)
+		}
+		st := f.state(t, created.TrackingParcel.ID)
+		if st.ShipmentID != "sh_1" || st.AccountID != account || st.ChannelID != "ch_1" || st.Provider != fakeCode || !st.AwaitsCOD ||
+			st.Recipient.Name != "Jana Nová" || st.CheckDelayHours != domain.DefaultCheckDelayHours || st.MaxChecks != domain.DefaultMaxChecks ||
+			st.NextCheckAt == nil || !st.NextCheckAt.Equal(clockStart) {
+			t.Errorf("%s: %+v", st.TrackingNumber, st)
+		}
+		numbers = append(numbers, st.TrackingNumber)
+	}
+	if !slices.Equal(numbers, []string{"TN1", "TN3"}) {
+		t.Errorf("made parcels for %v, want TN1 and TN3 (TN2 is tracked already)", numbers)
+	}
+	if st := f.state(t, "tp_client"); st.ShipmentID != "" || st.Version != 1 {
+		t.Errorf("the parcel tracked already changed: %+v", st)
+	}
+	if got := f.events(t, 1); !slices.Equal(got, []string{"tracking_parcel.created v1 created", "tracking_parcel.created v1 created"}) {
+		t.Errorf("events %v", got)
+	}
+}
+
+// A failure of the store is the command's, for the message to be handled
+// again (in its transaction, nothing of it stays).
+func TestTrackShipmentParcelsFailsWithTheStore(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	f.repo.Interfere(failOn("Add"))
+	if err := f.trackShipment.Handle(t.Context(), shipmentParcels("TN1")); !errors.Is(err, errDatabase) {
+		t.Errorf("error %v, want the store's", err)
+	}
+}
+
+// Deleting a channel stops the checks of each of its parcels that is still
+// checked, with tracking_parcel.updated; parcels of other channels, and a
+// second run, change nothing.
+func TestStopTrackingChannel(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	f.tracked(t, "tp_1", "TN1")
+	f.tracked(t, "tp_2", "TN2")
+	other := activeChannel()
+	other.ID = "ch_2"
+	f.channels.Put(other)
+	cmd := newParcel("tp_other", "TN1")
+	cmd.Parcel.ChannelID = "ch_2"
+	if err := f.create.Handle(t.Context(), cmd); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Hour)
+	stop := command.StopTrackingChannel{AccountID: account, ChannelID: "ch_1"}
+	for range 2 {
+		if err := f.stop.Handle(t.Context(), stop); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"tp_1", "tp_2"} {
+		if st := f.state(t, id); st.NextCheckAt != nil || st.LastCheckError != "the shipping channel was deleted; tracking stopped" ||
+			st.Version != 2 || !st.UpdatedAt.Equal(f.clock.Now()) {
+			t.Errorf("%s: %+v", id, st)
+		}
+	}
+	if st := f.state(t, "tp_other"); st.NextCheckAt == nil || st.Version != 1 {
+		t.Errorf("another channel's parcel: %+v", st)
+	}
+	if got := f.events(t, 3); !slices.Equal(got, []string{"tracking_parcel.updated v2 created", "tracking_parcel.updated v2 created"}) {
+		t.Errorf("events %v", got)
+	}
+	// Another account's channel of that id stops none of account's.
+	if err := f.stop.Handle(t.Context(), command.StopTrackingChannel{AccountID: stranger, ChannelID: "ch_2"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.state(t, "tp_other"); st.NextCheckAt == nil {
+		t.Error("a stranger's channel stopped account's parcel")
+	}
+}
+
+// A parcel deleted between the listing and its stop is passed over; any
+// other failure of the store is the command's.
+func TestStopTrackingChannelWithTheStoreFailing(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	f.tracked(t, "tp_1", "TN1")
+	f.tracked(t, "tp_2", "TN2")
+	f.repo.Interfere(func(op string, ids []string) error {
+		if op == "Update" && ids[0] == "tp_1" {
+			return fault.NotFound("Tracking parcel")
+		}
+		return nil
+	})
+	stop := command.StopTrackingChannel{AccountID: account, ChannelID: "ch_1"}
+	if err := f.stop.Handle(t.Context(), stop); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.state(t, "tp_2"); st.NextCheckAt != nil {
+		t.Errorf("the parcel after the one gone was not stopped: %+v", st)
+	}
+	for _, op := range []string{"TrackedThrough", "Update"} {
+		f.repo.Interfere(failOn(op))
+		if err := f.stop.Handle(t.Context(), stop); !errors.Is(err, errDatabase) {
+			t.Errorf("%s failing: error %v", op, err)
+		}
+	}
+}
