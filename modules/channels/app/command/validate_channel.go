@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"reflect"
+	"strings"
 	"time"
 
 	"shipd/modules/channels/contract"
@@ -57,8 +58,8 @@ func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel)
 	callCtx, cancel := context.WithTimeout(ctx, validationTimeout)
 	verr := p.ValidateCredentials(callCtx, carrier.Settings(checked))
 	cancel()
-	var rejection *carrier.Rejection
-	if verr != nil && !errors.As(verr, &rejection) {
+	refusals, refused := refusalsOf(verr)
+	if verr != nil && !refused {
 		slog.WarnContext(ctx, "carrier unavailable during validation", "provider", ch.Provider(), "channel_id", ch.ID(), "err", verr)
 		return fault.Unavailable("The carrier " + ch.Provider() + " could not be reached; the channel was not changed. Try again later.")
 	}
@@ -70,25 +71,46 @@ func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel)
 		before := ch.Status()
 		ch.Touch(now)
 		var events []domain.Event
-		if rejection == nil {
+		if !refused {
 			ch.ValidationPassed(now)
 			events = append(events, contract.ShippingChannelValidated{ChannelEvent: channelEvent(ch, now)})
 		} else {
-			ch.ValidationFailed(rejection.Error())
+			ch.ValidationFailed(verr.Error())
 			if ch.Status() == before {
 				events = append(events, contract.ShippingChannelUpdated{ChannelEvent: channelEvent(ch, now)})
 			}
 		}
 		return withStatusChange(events, ch, before, now), nil
 	})
-	if err != nil || rejection == nil {
+	if err != nil || !refused {
 		return err
 	}
-	field := "settings"
-	if rejection.Field != "" {
-		field += "." + rejection.Field
+	fields := fault.FieldErrors{}
+	messages := make([]string, len(refusals))
+	for i, r := range refusals {
+		field := "settings"
+		if r.Field != "" {
+			field += "." + r.Field
+		}
+		fields.Add(field, r.Message)
+		messages[i] = r.Message
 	}
 	return &fault.Error{Kind: fault.KindValidation, Code: "validation_failed",
-		Message: "The carrier rejected the channel's settings: " + rejection.Message,
-		Fields:  map[string][]string{field: {rejection.Message}}}
+		Message: "The carrier rejected the channel's settings: " + strings.Join(messages, "; "),
+		Fields:  fields}
+}
+
+// refusalsOf is the carrier's reasons for refusing the settings, one or
+// several (carrier.Rejections, which errors.As does not look into), or false
+// when err is no refusal.
+func refusalsOf(err error) ([]*carrier.Rejection, bool) {
+	var many carrier.Rejections
+	if errors.As(err, &many) && len(many) > 0 {
+		return many, true
+	}
+	var one *carrier.Rejection
+	if errors.As(err, &one) {
+		return []*carrier.Rejection{one}, true
+	}
+	return nil, false
 }

@@ -51,6 +51,12 @@ func TestValidateChannel(t *testing.T) {
 			fields: map[string][]string{"settings.clientSecret": {"invalid_client"}},
 			status: domain.StatusError, validation: "clientSecret: invalid_client",
 			events: []string{"shipping_channel.status_changed v2 error from draft"}},
+		{name: "rejected for several reasons at once", answer: func(context.Context, carrier.Settings) error {
+			return carrier.Rejections{{Field: "clientId", Message: "unknown client"}, {Field: "clientSecret", Message: "expired"}}
+		},
+			fields: map[string][]string{"settings.clientId": {"unknown client"}, "settings.clientSecret": {"expired"}},
+			status: domain.StatusError, validation: "clientId: unknown client; clientSecret: expired",
+			events: []string{"shipping_channel.status_changed v2 error from draft"}},
 		{name: "rejected, naming no setting", answer: rejecting("", "account suspended"),
 			fields: map[string][]string{"settings": {"account suspended"}},
 			status: domain.StatusError, validation: "account suspended",

@@ -103,6 +103,12 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 		events := []domain.Event{contract.ShipmentCreated{ShipmentEvent: shipmentEvent(sh, now)}}
 		return withStatusChange(events, sh, before, now), nil
 	})
+	if fault.Is(err, fault.KindUnavailable) {
+		// An answer the shipment cannot take (a tracking number missing
+		// for a parcel) is tried again like no answer, and given up on
+		// with the rest: retried without end it would book again forever.
+		return h.unavailable(ctx, shipmentID, giveUp, err)
+	}
 	return err
 }
 

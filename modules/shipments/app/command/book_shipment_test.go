@@ -392,7 +392,7 @@ func TestBookReturnsFailuresThatAreNotTheCarriers(t *testing.T) {
 
 // A carrier whose answer does not number every parcel booked nothing shipd
 // can record: nothing is stored, and the error says the carrier failed.
-func TestBookRecordsNoAnswerWithoutEveryTrackingNumber(t *testing.T) {
+func TestBookRetriesThenRejectsAnAnswerWithoutEveryTrackingNumber(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	f.created(t, request("sh_1", 2))
@@ -401,11 +401,17 @@ func TestBookRecordsNoAnswerWithoutEveryTrackingNumber(t *testing.T) {
 		out.TrackingNumbers = out.TrackingNumbers[:1]
 		return out, nil
 	}
-	err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1", GiveUp: true})
-	if !fault.Is(err, fault.KindUnavailable) || !strings.Contains(err.Error(), "1 tracking numbers for 2 parcels") {
-		t.Errorf("error %v", err)
+	err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"})
+	if !errors.Is(err, command.ErrCarrierUnavailable) || !strings.Contains(err.Error(), "1 tracking numbers for 2 parcels") {
+		t.Errorf("a first attempt answered %v, want ErrCarrierUnavailable naming the count", err)
 	}
 	if st := f.state(t, "sh_1"); st.Version != 1 || st.IsSuccessful != nil {
-		t.Errorf("recorded %+v", st)
+		t.Errorf("a first attempt recorded %+v", st)
+	}
+	if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1", GiveUp: true}); err != nil {
+		t.Fatalf("the last attempt answered %v, want the shipment rejected", err)
+	}
+	if st := f.state(t, "sh_1"); st.IsSuccessful == nil || *st.IsSuccessful || len(st.Errors) != 1 || !strings.Contains(st.Errors[0].Message, "1 tracking numbers for 2 parcels") {
+		t.Errorf("the last attempt recorded %+v, want a rejection naming the count", st)
 	}
 }
