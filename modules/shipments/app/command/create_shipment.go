@@ -60,7 +60,7 @@ func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) e
 	info := p.Info()
 	st := cmd.Shipment
 	errs := fault.FieldErrors{}
-	st.LabelFormat = labelFormat(st.LabelFormat, ch.Settings)
+	st.LabelFormat = carrier.Settings(ch.Settings).LabelFormat(st.LabelFormat)
 	if !slices.Contains(info.LabelFormats, st.LabelFormat) {
 		errs.Add("label_format", "provider "+info.Code+" prints only: "+strings.Join(info.LabelFormats, ", "))
 	}
@@ -85,17 +85,6 @@ func (h CreateShipmentHandler) Handle(ctx context.Context, cmd CreateShipment) e
 	st.Provider = info.Code
 	sh := domain.New(st, now)
 	return h.repo.Add(ctx, sh, contract.ShipmentRequested{ShipmentEvent: shipmentEvent(sh, now)})
-}
-
-// labelFormat is the request's format, else the channel's default, else pdf.
-func labelFormat(requested string, settings map[string]any) string {
-	if requested != "" {
-		return strings.ToLower(requested)
-	}
-	if d, ok := settings["defaultLabelFormat"].(string); ok && d != "" {
-		return strings.ToLower(d)
-	}
-	return "pdf"
 }
 
 // productType is the channel's product, else the default the provider
