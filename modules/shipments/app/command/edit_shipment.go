@@ -39,8 +39,9 @@ func (h UpdateShipmentHandler) Handle(ctx context.Context, cmd UpdateShipment) e
 		if !sh.BelongsTo(cmd.AccountID) {
 			return nil, errForeign
 		}
-		if !sh.Edit(cmd.ReferenceNumber, cmd.Metadata, cmd.EnableTracking, now) {
-			return nil, nil
+		changed, err := sh.Edit(cmd.ReferenceNumber, cmd.Metadata, cmd.EnableTracking, now)
+		if !changed || err != nil {
+			return nil, err
 		}
 		return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}, nil
 	})
