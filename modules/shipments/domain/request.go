@@ -284,10 +284,12 @@ func checkCOD(errs fault.FieldErrors, amount *float64, currency *string) *carrie
 	return &m
 }
 
-// CheckReference names the problem of a reference number, nil when it has
-// none; Edit checks the same.
-func CheckReference(reference string) error {
+// CheckEdit names the problem of an edit (a nil reference is left as it
+// is), as Edit does; nil when it has none.
+func CheckEdit(reference *string) error {
 	errs := fault.FieldErrors{}
-	maxLength(errs, "reference_number", reference, maxText)
+	if reference != nil {
+		maxLength(errs, "reference_number", *reference, maxText)
+	}
 	return errs.Err()
 }

@@ -323,8 +323,11 @@ func TestEditKeepsTheReferenceRule(t *testing.T) {
 	if st := sh.State(); st.Version != 2 || len(st.Metadata) != 0 || !st.EnableTracking {
 		t.Errorf("a refused edit changed %+v", st)
 	}
-	if err := domain.CheckReference(strings.Repeat("r", 256)); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {
-		t.Errorf("CheckReference = %v", err)
+	if err := domain.CheckEdit(ptr(strings.Repeat("r", 256))); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {
+		t.Errorf("CheckEdit = %v", err)
+	}
+	if err := domain.CheckEdit(nil); err != nil {
+		t.Errorf("CheckEdit of no reference = %v", err)
 	}
 }
 

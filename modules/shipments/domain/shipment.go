@@ -209,14 +209,11 @@ func (sh *Shipment) Cancelled(now time.Time) error {
 }
 
 // Edit changes what the client may change after creation; nil leaves a
-// field as it is. A reference number longer than a request may have is
-// refused (CheckReference) and nothing changes. It reports whether anything
-// changed.
+// field as it is. An edit CheckEdit refuses (a reference number longer than
+// a request may have) changes nothing. It reports whether anything changed.
 func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTracking *bool, now time.Time) (bool, error) {
-	if reference != nil {
-		if err := CheckReference(*reference); err != nil {
-			return false, err
-		}
+	if err := CheckEdit(reference); err != nil {
+		return false, err
 	}
 	changed := false
 	if reference != nil && *reference != sh.s.ReferenceNumber {

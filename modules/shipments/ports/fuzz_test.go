@@ -117,11 +117,7 @@ func FuzzShipmentRequests(f *testing.F) {
 		}
 		errs := fault.FieldErrors{}
 		metadata := httpapi.OptionalObject(update.Metadata, "metadata", errs)
-		var rules error
-		if update.ReferenceNumber != nil {
-			rules = domain.CheckReference(*update.ReferenceNumber)
-		}
-		if !apptest.CheckRefusal(t, httpapi.Refusal(errs, rules)) {
+		if !apptest.CheckRefusal(t, httpapi.Refusal(errs, domain.CheckEdit(update.ReferenceNumber))) {
 			return
 		}
 		if update.ReferenceNumber != nil && utf8.RuneCountInString(*update.ReferenceNumber) > 255 {

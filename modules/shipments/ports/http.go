@@ -110,11 +110,7 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 	shape := fault.FieldErrors{}
 	metadata := httpapi.OptionalObject(req.Metadata, "metadata", shape)
 	if len(shape) > 0 {
-		var rules error
-		if req.ReferenceNumber != nil {
-			rules = domain.CheckReference(*req.ReferenceNumber)
-		}
-		httpapi.WriteError(w, r, httpapi.Refusal(shape, rules))
+		httpapi.WriteError(w, r, httpapi.Refusal(shape, domain.CheckEdit(req.ReferenceNumber)))
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID
