@@ -309,6 +309,10 @@ func TestCreateShipmentRejectsBadInput(t *testing.T) {
 		{"shipping date malformed", with(good, "shipping_date", "tomorrow"), []string{"shipping_date"}},
 		{"metadata not an object", with(good, "metadata", []int{1}), []string{"metadata"}},
 		{"no channel", with(good, "shipping_channel_id", ""), []string{"shipping_channel_id"}},
+		{"reference too long", with(good, "reference_number", strings.Repeat("r", 256)), []string{"reference_number"}},
+		{"parcel over its bounds", shipmentBody(ch, with(parcel(1), "weight_amount", 100001)), []string{"parcels.0.weight_amount"}},
+		{"too many services", with(good, "additional_services", slices.Repeat([]string{"SMS"}, 21)), []string{"additional_services"}},
+		{"a service too long", with(good, "additional_services", []string{"SMS", strings.Repeat("s", 101)}), []string{"additional_services.1"}},
 		{"unknown channel", with(good, "shipping_channel_id", "ch_01JD0000000000000000000000"), []string{"shipping_channel_id"}},
 	}
 	for _, tc := range cases {
