@@ -31,3 +31,24 @@ func TestEveryProviderPublishesAParcelLimitWithinTheBound(t *testing.T) {
 		t.Errorf("the most generous provider takes %d parcels, the bound is %d", most, carrier.MaxParcelsPerShipment)
 	}
 }
+
+// The dashboard calls a channel's label format without a setting of its own
+// the provider's default: true only while every provider publishes as the
+// default of that setting the format the rule falls back to.
+func TestEveryProviderDefaultsToTheLabelFormatTheRuleFallsBackTo(t *testing.T) {
+	reg := carriers(config.Config{SandboxTimeScale: 1}, clock.Real{}, metrics.NewCarrierCalls(metrics.NewRegistry()))
+	for _, info := range reg.Infos() {
+		found := false
+		for _, s := range info.Settings {
+			if s.Key == carrier.LabelFormatSetting {
+				found = true
+				if s.Default != carrier.DefaultLabelFormat {
+					t.Errorf("%s: %s defaults to %v, the rule to %s", info.Code, s.Key, s.Default, carrier.DefaultLabelFormat)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s has no %s setting", info.Code, carrier.LabelFormatSetting)
+		}
+	}
+}

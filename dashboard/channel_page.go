@@ -69,7 +69,7 @@ func (d *Dashboard) renderChannel(w http.ResponseWriter, r *http.Request, s auth
 	}
 	p, known := providerByCode(providers, c.Provider)
 	cv := channelView{Channel: c, Problem: validationProblem(c), ProviderName: providerName(providers, c.Provider),
-		LabelFormat: defaultLabelFormat(c, providers), Settings: settingRows(c, p, known)}
+		LabelFormat: defaultLabelFormat(c), Settings: settingRows(c, p, known)}
 	v.Title, v.Nav, v.Session, v.Data = c.Name, "channels", &s, cv
 	d.render(w, status, "channels_show", v)
 }

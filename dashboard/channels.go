@@ -7,6 +7,7 @@ import (
 
 	channelscontract "shipd/modules/channels/contract"
 	"shipd/platform/auth"
+	"shipd/platform/carrier"
 )
 
 // Shipping channels are read, created and validated through the /v1 API
@@ -24,10 +25,6 @@ func (d *Dashboard) registerChannels(r *mux.Router) {
 	r.Handle("/dashboard/channels/{id}", d.signedIn(d.channelPage)).Methods(http.MethodGet)
 	r.Handle("/dashboard/channels/{id}/validate", d.signedIn(d.validateChannel)).Methods(http.MethodPost)
 }
-
-// labelFormatKey is the setting every provider names its default label
-// format with.
-const labelFormatKey = "defaultLabelFormat"
 
 // providers reads GET /v1/providers; ok is false when the page was answered
 // already (the call failed).
@@ -65,18 +62,13 @@ func validationProblem(c channelscontract.ShippingChannel) string {
 	return *c.ValidationError
 }
 
-// defaultLabelFormat is the channel's default label format: its own
-// setting, or the provider's default.
-func defaultLabelFormat(c channelscontract.ShippingChannel, providers []apiProvider) string {
-	if f := shownValue(c.Settings[labelFormatKey]); f != "" {
-		return f
+// defaultLabelFormat is the label format of the channel's shipments that
+// name none, by the rule the shipments module applies (carrier's
+// LabelFormat); "(provider default)" when the channel's settings name none.
+func defaultLabelFormat(c channelscontract.ShippingChannel) string {
+	f, own := carrier.Settings(c.Settings).DefaultLabelFormat()
+	if !own {
+		f += " (provider default)"
 	}
-	if p, ok := providerByCode(providers, c.Provider); ok {
-		for _, s := range p.Settings {
-			if s.Key == labelFormatKey && s.DefaultText() != "" {
-				return s.DefaultText() + " (provider default)"
-			}
-		}
-	}
-	return ""
+	return f
 }

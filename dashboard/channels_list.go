@@ -44,7 +44,7 @@ func (d *Dashboard) channelsPage(w http.ResponseWriter, r *http.Request, s auth.
 		Status: filters.Get("status"), Provider: filters.Get("provider"), PerPage: filters.Get("per_page"), Statuses: channelStatuses}
 	for _, c := range list.Data {
 		lv.Rows = append(lv.Rows, channelRow{ShippingChannel: c, Problem: validationProblem(c), ProviderName: providerName(providers, c.Provider),
-			LabelFormat: defaultLabelFormat(c, providers)})
+			LabelFormat: defaultLabelFormat(c)})
 	}
 	d.render(w, http.StatusOK, "channels", view{Title: "Shipping channels", Nav: "channels", Session: &s, Data: lv})
 }

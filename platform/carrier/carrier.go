@@ -80,16 +80,36 @@ func (s Settings) SandboxMode() bool {
 	return !ok || v
 }
 
-// LabelFormat is the requested format, else the channel's
-// defaultLabelFormat, else pdf, lower case: the port leaves the fallback to
-// the provider, and every provider falls back alike.
+// DefaultLabelFormat is the label format of a shipment that names none on a
+// channel whose settings name none; every provider publishes it as the
+// default of its LabelFormatSetting (a test of the composition root holds
+// them to it).
+const DefaultLabelFormat = "pdf"
+
+// LabelFormatSetting is the setting by which a channel names its default
+// label format.
+const LabelFormatSetting = "defaultLabelFormat"
+
+// LabelFormat is the one rule of a shipment's label format: the requested
+// format, else the channel's LabelFormatSetting, else DefaultLabelFormat;
+// lower case, white space around either ignored. The shipments module
+// applies it when a shipment is created, every provider again when it books
+// or prints (the port leaves the fallback to them), and the dashboard shows
+// a channel's default through it.
 func (s Settings) LabelFormat(requested string) string {
-	f := strings.ToLower(strings.TrimSpace(requested))
-	if f == "" {
-		f = strings.ToLower(strings.TrimSpace(s.String("defaultLabelFormat")))
+	if f := strings.ToLower(strings.TrimSpace(requested)); f != "" {
+		return f
 	}
-	if f == "" {
-		f = "pdf"
-	}
+	f, _ := s.DefaultLabelFormat()
 	return f
+}
+
+// DefaultLabelFormat is the format of a shipment on the channel that names
+// none, and whether the channel's settings chose it (false: the
+// DefaultLabelFormat every provider publishes).
+func (s Settings) DefaultLabelFormat() (format string, own bool) {
+	if f := strings.ToLower(strings.TrimSpace(s.String(LabelFormatSetting))); f != "" {
+		return f, true
+	}
+	return DefaultLabelFormat, false
 }

@@ -144,3 +144,37 @@ func TestRejectionError(t *testing.T) {
 		t.Errorf("without field: %q", got)
 	}
 }
+
+// One rule for a shipment's label format: the request's, else the channel's
+// setting, else the default; case and surrounding white space never count.
+func TestLabelFormat(t *testing.T) {
+	tests := []struct {
+		name      string
+		requested string
+		settings  carrier.Settings
+		want      string
+		own       bool // the channel's settings chose the default
+	}{
+		{"requested", "zpl", carrier.Settings{"defaultLabelFormat": "epl"}, "zpl", true},
+		{"requested in capitals", "EPL", nil, "epl", false},
+		{"requested with white space", " Zpl\t", nil, "zpl", false},
+		{"the channel's setting", "", carrier.Settings{"defaultLabelFormat": "zpl"}, "zpl", true},
+		{"the channel's setting in capitals with white space", "", carrier.Settings{"defaultLabelFormat": " ZPL "}, "zpl", true},
+		{"white space requested is none", "  ", carrier.Settings{"defaultLabelFormat": "epl"}, "epl", true},
+		{"no setting", "", carrier.Settings{"clientId": "c"}, "pdf", false},
+		{"no settings at all", "", nil, "pdf", false},
+		{"a blank setting is none", "", carrier.Settings{"defaultLabelFormat": " "}, "pdf", false},
+		{"a setting that is no string is none", "", carrier.Settings{"defaultLabelFormat": 5.0}, "pdf", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.settings.LabelFormat(tt.requested); got != tt.want {
+				t.Errorf("LabelFormat(%q) = %q, want %q", tt.requested, got, tt.want)
+			}
+			def, own := tt.settings.DefaultLabelFormat()
+			if tt.requested == "" && def != tt.want || own != tt.own {
+				t.Errorf("DefaultLabelFormat() = %q, %v, want own %v", def, own, tt.own)
+			}
+		})
+	}
+}

@@ -22,14 +22,17 @@ type Shipper interface {
 	CancelShipment(ctx context.Context, settings Settings, ref ShipmentRef) error
 }
 
-// Address is a postal address.
+// Address is a postal address: the one type of the carrier port, of the
+// shipments module's domain and of its published records (which alias it),
+// so its JSON names are the API's and stored events' (testdata/events of
+// modules/shipments/contract hold them fixed).
 type Address struct {
-	StreetName      string
-	HouseNumber     string
-	ApartmentNumber string
-	City            string
-	PostalCode      string
-	CountryCode     string // ISO 3166-1 alpha-2
+	StreetName      string `json:"street_name"`
+	HouseNumber     string `json:"house_number"`
+	ApartmentNumber string `json:"apartment_number"`
+	CityName        string `json:"city_name"`
+	PostalCode      string `json:"postal_code"`
+	CountryCode     string `json:"country_code"` // ISO 3166-1 alpha-2
 }
 
 // Contact is a sender or recipient.

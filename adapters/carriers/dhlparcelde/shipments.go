@@ -239,7 +239,7 @@ func party(ct carrier.Contact, a carrier.Address, addrField, contactField string
 		AddressStreet: truncate(a.StreetName, 50),
 		AddressHouse:  truncate(house(a), 10),
 		PostalCode:    truncate(strings.TrimSpace(a.PostalCode), 10),
-		City:          truncate(a.City, 40),
+		City:          truncate(a.CityName, 40),
 		Country:       country,
 		Phone:         truncate(strings.TrimSpace(ct.Phone), 20),
 		Email:         truncate(strings.TrimSpace(ct.Email), 80),

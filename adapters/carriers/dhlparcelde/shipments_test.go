@@ -26,8 +26,8 @@ func request(parcels ...carrier.Parcel) carrier.ShipmentRequest {
 		ShippingDate: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC),
 		Sender:       carrier.Contact{CompanyName: "My Online Shop GmbH", FirstName: "Max", LastName: "Mustermann", Email: "max@shop.de", Phone: "+49 228 123456"},
 		Recipient:    carrier.Contact{FirstName: "Maria", LastName: "Musterfrau", Email: "maria@example.de", Phone: "+49 987654321"},
-		Origin:       carrier.Address{StreetName: "Sträßchensweg", HouseNumber: "10", City: "Bonn", PostalCode: "53113", CountryCode: "de"},
-		Destination:  carrier.Address{StreetName: "Kurt-Schumacher-Str.", HouseNumber: "20", ApartmentNumber: "3", City: "Bonn", PostalCode: "53113", CountryCode: "DE"},
+		Origin:       carrier.Address{StreetName: "Sträßchensweg", HouseNumber: "10", CityName: "Bonn", PostalCode: "53113", CountryCode: "de"},
+		Destination:  carrier.Address{StreetName: "Kurt-Schumacher-Str.", HouseNumber: "20", ApartmentNumber: "3", CityName: "Bonn", PostalCode: "53113", CountryCode: "DE"},
 		Parcels:      parcels,
 	}
 }

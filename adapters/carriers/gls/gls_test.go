@@ -32,8 +32,8 @@ func request(ref string, parcels ...carrier.Parcel) carrier.ShipmentRequest {
 		ShippingDate: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC),
 		Sender:       carrier.Contact{CompanyName: "Acme GmbH", FirstName: "Max", LastName: "Muster", Email: "ship@acme.example", Phone: "+49301234567"},
 		Recipient:    carrier.Contact{FirstName: "Jana", LastName: "Nováková", Email: "jana@example.com", Phone: "+491701234567"},
-		Origin:       carrier.Address{StreetName: "Lagerstraße", HouseNumber: "1", City: "Berlin", PostalCode: "10115", CountryCode: "de"},
-		Destination:  carrier.Address{StreetName: "Hauptstraße", HouseNumber: "12", ApartmentNumber: "3", City: "Neuenstein", PostalCode: "36286", CountryCode: "DE"},
+		Origin:       carrier.Address{StreetName: "Lagerstraße", HouseNumber: "1", CityName: "Berlin", PostalCode: "10115", CountryCode: "de"},
+		Destination:  carrier.Address{StreetName: "Hauptstraße", HouseNumber: "12", ApartmentNumber: "3", CityName: "Neuenstein", PostalCode: "36286", CountryCode: "DE"},
 		Parcels:      parcels,
 	}
 }

@@ -161,7 +161,7 @@ func buildShipment(s carrier.Settings, req carrier.ShipmentRequest, format strin
 	if req.Recipient.CompanyName != "" {
 		sh.Consignee.Category = "BUSINESS"
 	}
-	if req.Origin.StreetName != "" && req.Origin.City != "" && req.Origin.CountryCode != "" {
+	if req.Origin.StreetName != "" && req.Origin.CityName != "" && req.Origin.CountryCode != "" {
 		a := glsAddress(req.Sender, req.Origin)
 		sh.Shipper.Address = &a
 	}
@@ -199,7 +199,7 @@ func glsAddress(ct carrier.Contact, a carrier.Address) address {
 	out := address{
 		Name1:             person,
 		CountryCode:       strings.ToUpper(a.CountryCode),
-		City:              a.City,
+		City:              a.CityName,
 		Street:            a.StreetName,
 		StreetNumber:      a.HouseNumber,
 		MobilePhoneNumber: ct.Phone,

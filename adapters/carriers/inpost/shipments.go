@@ -306,7 +306,7 @@ func toParty(c carrier.Contact, a carrier.Address) party {
 		Address: address{
 			Street:         a.StreetName,
 			BuildingNumber: building,
-			City:           a.City,
+			City:           a.CityName,
 			PostCode:       a.PostalCode,
 			CountryCode:    strings.ToUpper(a.CountryCode),
 		},

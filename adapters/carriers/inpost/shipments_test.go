@@ -28,8 +28,8 @@ func courierRequest(parcels ...carrier.Parcel) carrier.ShipmentRequest {
 		ShippingDate: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC),
 		Sender:       carrier.Contact{CompanyName: "Sklep Sp. z o.o.", Email: "shop@example.pl", Phone: "+48 500 100 200"},
 		Recipient:    carrier.Contact{FirstName: "Jan", LastName: "Kowalski", Email: "jan@example.pl", Phone: "600-700-800"},
-		Origin:       carrier.Address{StreetName: "Magazynowa", HouseNumber: "1", City: "Warszawa", PostalCode: "00-001", CountryCode: "pl"},
-		Destination:  carrier.Address{StreetName: "Długa", HouseNumber: "12", ApartmentNumber: "3", City: "Kraków", PostalCode: "31-001", CountryCode: "PL"},
+		Origin:       carrier.Address{StreetName: "Magazynowa", HouseNumber: "1", CityName: "Warszawa", PostalCode: "00-001", CountryCode: "pl"},
+		Destination:  carrier.Address{StreetName: "Długa", HouseNumber: "12", ApartmentNumber: "3", CityName: "Kraków", PostalCode: "31-001", CountryCode: "PL"},
 		Parcels:      parcels,
 	}
 }

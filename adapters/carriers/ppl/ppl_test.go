@@ -53,8 +53,8 @@ func request(ref, product, format string, parcels ...carrier.Parcel) carrier.Shi
 		ShippingDate: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC),
 		Sender:       carrier.Contact{CompanyName: "Acme s.r.o.", Email: "sklad@acme.cz", Phone: "+420111222333"},
 		Recipient:    carrier.Contact{FirstName: "Jana", LastName: "Nováková", Email: "jana@example.cz", Phone: "+420777888999"},
-		Origin:       carrier.Address{StreetName: "Skladová", HouseNumber: "1", City: "Praha", PostalCode: "110 00", CountryCode: "cz"},
-		Destination:  carrier.Address{StreetName: "Dlouhá", HouseNumber: "12", ApartmentNumber: "3", City: "Brno", PostalCode: "60200", CountryCode: "CZ"},
+		Origin:       carrier.Address{StreetName: "Skladová", HouseNumber: "1", CityName: "Praha", PostalCode: "110 00", CountryCode: "cz"},
+		Destination:  carrier.Address{StreetName: "Dlouhá", HouseNumber: "12", ApartmentNumber: "3", CityName: "Brno", PostalCode: "60200", CountryCode: "CZ"},
 		Parcels:      parcels,
 	}
 }
@@ -236,7 +236,7 @@ func TestCashOnDelivery(t *testing.T) {
 
 	// COD on an international set of parcels: PPL refuses the set.
 	intl := request("ORDER-2004", "COND", "pdf", parcel(1), parcel(1))
-	intl.Destination = carrier.Address{StreetName: "Hauptstraße", HouseNumber: "5", City: "Wien", PostalCode: "1010", CountryCode: "AT"}
+	intl.Destination = carrier.Address{StreetName: "Hauptstraße", HouseNumber: "5", CityName: "Wien", PostalCode: "1010", CountryCode: "AT"}
 	intl.COD = &carrier.Money{Minor: 5000, Currency: "EUR"}
 	_, err = e.c.CreateShipment(ctx, e.settings, intl)
 	if !errors.As(err, &rej) || rej.Field != "parcels" || rej.Message != "Cash on delivery service is not allowed for export bundled shipments" {

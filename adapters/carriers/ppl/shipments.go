@@ -190,7 +190,7 @@ func partyOf(c carrier.Contact, a carrier.Address) party {
 		ZipCode: strings.ReplaceAll(a.PostalCode, " ", ""),
 		Name:    person,
 		Street:  street(a),
-		City:    a.City,
+		City:    a.CityName,
 		Contact: person,
 		Phone:   c.Phone,
 		Email:   c.Email,

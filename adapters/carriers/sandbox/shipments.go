@@ -206,7 +206,7 @@ func party(c carrier.Contact, a carrier.Address) labels.Party {
 		Street:      a.StreetName,
 		HouseNumber: house,
 		PostalCode:  a.PostalCode,
-		City:        a.City,
+		City:        a.CityName,
 		CountryCode: strings.ToUpper(a.CountryCode),
 		Phone:       c.Phone,
 	}

@@ -40,8 +40,8 @@ func request(ref string, parcels ...carrier.Parcel) carrier.ShipmentRequest {
 		ShippingDate: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC),
 		Sender:       carrier.Contact{CompanyName: "Acme s.r.o.", Phone: "+420111222333"},
 		Recipient:    carrier.Contact{FirstName: "Jana", LastName: "Nováková", Phone: "+420777888999"},
-		Origin:       carrier.Address{StreetName: "Skladová", HouseNumber: "1", City: "Praha", PostalCode: "11000", CountryCode: "cz"},
-		Destination:  carrier.Address{StreetName: "Dlouhá", HouseNumber: "12", ApartmentNumber: "3", City: "Brno", PostalCode: "60200", CountryCode: "CZ"},
+		Origin:       carrier.Address{StreetName: "Skladová", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "cz"},
+		Destination:  carrier.Address{StreetName: "Dlouhá", HouseNumber: "12", ApartmentNumber: "3", CityName: "Brno", PostalCode: "60200", CountryCode: "CZ"},
 		Parcels:      parcels,
 	}
 }

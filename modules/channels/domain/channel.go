@@ -5,18 +5,30 @@ package domain
 import (
 	"maps"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"shipd/platform/carrier"
 	"shipd/platform/fault"
 )
 
 // MaskedSecret is shown instead of every secret setting value.
 const MaskedSecret = "••••••••"
 
-// MaxNameLength bounds channel names.
-const MaxNameLength = 255
+// The bounds of a channel's texts, in characters.
+const (
+	MaxNameLength        = 255
+	MaxDescriptionLength = 2000
+)
+
+// Providers are the carriers this build offers, by code: the app's
+// carrier.Registry. A channel's provider must be one, and its settings
+// keep that provider's schema.
+type Providers interface {
+	Get(code string) (carrier.Provider, bool)
+}
 
 // Channel is one carrier configuration of an account.
 type Channel struct {
@@ -35,54 +47,144 @@ type Channel struct {
 	updatedAt       time.Time
 }
 
-// NewChannel makes a draft channel. settings must already satisfy the
-// provider's schema; secretKeys names the settings to encrypt and mask.
-func NewChannel(id, accountID, name, description, provider string, settings map[string]any, secretKeys map[string]bool, now time.Time) (*Channel, error) {
-	if err := checkName(name); err != nil {
+// NewChannel makes a draft channel of the account under id: a name (kept
+// without white space around), a description, a provider that providers
+// offer and settings (nil: none) that keep its schema, whose secret ones
+// are encrypted and masked. It refuses a description that is too long
+// alone (CheckDescription), then every other problem at once, each as a
+// validation fault naming the field (settings.<key> for a setting).
+func NewChannel(id, accountID, name, description, provider string, settings map[string]any, providers Providers, now time.Time) (*Channel, error) {
+	if err := CheckDescription(description); err != nil {
 		return nil, err
+	}
+	errs := fault.FieldErrors{}
+	if p := nameProblem(name); p != "" {
+		errs.Add("name", p)
+	}
+	var info carrier.ProviderInfo
+	switch p, ok := providers.Get(provider); {
+	case provider == "":
+		errs.Add("provider", "is required")
+	case !ok:
+		errs.Add("provider", "must be one of the providers of GET /v1/providers")
+	default:
+		info = p.Info()
+		errs.Merge("settings.", info.ValidateSettings(settings))
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	if settings == nil {
+		settings = map[string]any{}
 	}
 	return &Channel{
 		id: id, accountID: accountID, name: strings.TrimSpace(name), description: description, provider: provider,
-		status: StatusDraft, settings: maps.Clone(settings), secretKeys: maps.Clone(secretKeys),
+		status: StatusDraft, settings: maps.Clone(settings), secretKeys: info.SecretKeys(),
 		version: 1, createdAt: now, updatedAt: now,
 	}, nil
 }
 
-// NameProblem says what is wrong with a channel name, or "" when nothing is.
-func NameProblem(name string) string {
+// CheckDescription names the problem of a description, nil when it has
+// none. NewChannel and Edit check it first and answer it alone, before the
+// other fields: the API always has (it checked descriptions before anything
+// else). It is for callers that answer it before the channel is looked up.
+func CheckDescription(description string) error {
+	if utf8.RuneCountInString(description) > MaxDescriptionLength {
+		return fault.Field("description", "must be at most "+strconv.Itoa(MaxDescriptionLength)+" characters")
+	}
+	return nil
+}
+
+// nameProblem says what is wrong with a channel name, or "" when nothing is.
+func nameProblem(name string) string {
 	n := strings.TrimSpace(name)
 	if n == "" {
 		return "is required"
 	}
 	if utf8.RuneCountInString(n) > MaxNameLength {
-		return "must be at most 255 characters"
+		return "must be at most " + strconv.Itoa(MaxNameLength) + " characters"
 	}
 	return ""
 }
 
-func checkName(name string) error {
-	if p := NameProblem(name); p != "" {
-		return fault.Field("name", p)
-	}
-	return nil
+// Edit is a client's change of a channel; nil leaves a field as it is.
+type Edit struct {
+	Name        *string
+	Description *string
+	// Settings replace the settings or, with MergeSettings, are merged into
+	// them (a null value removes a key); a secret sent back as the mask
+	// keeps its value. Nil leaves them alone.
+	Settings      map[string]any
+	MergeSettings bool
+	// Status is a user's pause (inactive) or resume (active); a status the
+	// channel has already is no change.
+	Status *string
 }
 
-// Rename sets the name, trimmed; a name NameProblem objects to is refused as
-// a fault on name.
-func (c *Channel) Rename(name string) error {
-	if err := checkName(name); err != nil {
+// Edit applies e, or refuses it whole and changes nothing: a description
+// that is too long alone (CheckDescription), then every problem of the name,
+// the settings (their provider still offered, its schema kept) and the
+// status named at once, then a status the channel cannot take (an active
+// one before its settings passed validation; draft and error are the
+// service's to set).
+// Changed settings have not been checked with the carrier, so the channel
+// goes back to draft.
+func (c *Channel) Edit(e Edit, providers Providers) error {
+	if e.Description != nil {
+		if err := CheckDescription(*e.Description); err != nil {
+			return err
+		}
+	}
+	errs := fault.FieldErrors{}
+	if e.Name != nil {
+		if p := nameProblem(*e.Name); p != "" {
+			errs.Add("name", p)
+		}
+	}
+	var settings map[string]any
+	var secretKeys map[string]bool
+	if e.Settings != nil {
+		p, ok := providers.Get(c.provider)
+		if !ok {
+			errs.Add("settings", "cannot change: provider "+c.provider+" is no longer offered")
+		} else {
+			info := p.Info()
+			secretKeys = info.SecretKeys()
+			settings = keepMaskedSecrets(e.Settings, c.settings, secretKeys)
+			if e.MergeSettings {
+				settings = mergeSettings(c.settings, settings)
+			}
+			errs.Merge("settings.", info.ValidateSettings(settings))
+		}
+	}
+	if e.Status != nil && !ValidStatus(*e.Status) {
+		errs.Add("status", "must be active or inactive")
+	}
+	if err := errs.Err(); err != nil {
 		return err
 	}
-	c.name = strings.TrimSpace(name)
+	next := *c
+	if e.Name != nil {
+		next.name = strings.TrimSpace(*e.Name)
+	}
+	if e.Description != nil {
+		next.description = *e.Description
+	}
+	if settings != nil {
+		next.replaceSettings(settings, secretKeys)
+	}
+	if e.Status != nil && Status(*e.Status) != next.status {
+		if err := next.setStatus(Status(*e.Status)); err != nil {
+			return err
+		}
+	}
+	*c = next
 	return nil
 }
 
-// Describe changes the description.
-func (c *Channel) Describe(description string) { c.description = description }
-
-// ReplaceSettings installs new settings. Changed settings have not been
+// replaceSettings installs new settings. Changed settings have not been
 // checked with the carrier, so the channel goes back to draft.
-func (c *Channel) ReplaceSettings(settings map[string]any, secretKeys map[string]bool) {
+func (c *Channel) replaceSettings(settings map[string]any, secretKeys map[string]bool) {
 	if reflect.DeepEqual(settings, c.settings) {
 		return
 	}
@@ -93,10 +195,42 @@ func (c *Channel) ReplaceSettings(settings map[string]any, secretKeys map[string
 	c.validatedAt = nil
 }
 
-// SetStatus is a user's request to pause (inactive) or resume (active) the
+// keepMaskedSecrets lets a client send back the record it read: a secret
+// whose value is still the mask keeps its stored value.
+func keepMaskedSecrets(next, current map[string]any, secret map[string]bool) map[string]any {
+	out := maps.Clone(next)
+	for k, v := range next {
+		if s, ok := v.(string); ok && s == MaskedSecret && secret[k] {
+			if cur, had := current[k]; had {
+				out[k] = cur
+			} else {
+				delete(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// mergeSettings applies a partial update: keys with null are removed.
+func mergeSettings(current, patch map[string]any) map[string]any {
+	out := maps.Clone(current)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(out, k)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// setStatus is a user's request to pause (inactive) or resume (active) the
 // channel. Only a channel whose current settings passed validation may be
 // active; draft and error are the service's to set.
-func (c *Channel) SetStatus(s Status) error {
+func (c *Channel) setStatus(s Status) error {
 	switch s {
 	case StatusInactive:
 		c.status = StatusInactive

@@ -10,8 +10,10 @@ import (
 	"unicode/utf8"
 
 	"shipd"
+	"shipd/modules/channels/domain"
 	"shipd/modules/channels/ports"
 	"shipd/platform/apptest"
+	"shipd/platform/fault"
 	"shipd/platform/httpapi"
 )
 
@@ -30,10 +32,11 @@ var bodySeeds = []string{
 	`{"name": "x",`, `["name"]`, ``, `{"description":` + `"` + strings.Repeat("d", 2001) + `"}`,
 }
 
-// FuzzChannelRequests decodes any body as POST and as PUT/PATCH do before
-// the app sees it: a refusal is a 400 or 422, and what passes is a
-// description within its limit and settings that are absent or an object
-// that encodes again as it came.
+// FuzzChannelRequests decodes any body as POST and as PUT/PATCH do, and
+// checks its description as the domain does before it looks the channel
+// up: a refusal is a 400 or 422, and what passes is a description within
+// its limit and settings that are absent or an object that encodes again
+// as it came.
 func FuzzChannelRequests(f *testing.F) {
 	for _, b := range bodySeeds {
 		f.Add(b)
@@ -42,7 +45,7 @@ func FuzzChannelRequests(f *testing.F) {
 		var create ports.CreateRequest
 		err := apptest.DecodeBody(body, &create)
 		if err == nil {
-			err = httpapi.Validate(create).Err()
+			err = domain.CheckDescription(create.Description)
 		}
 		if apptest.CheckRefusal(t, err) && utf8.RuneCountInString(create.Description) > 2000 {
 			t.Fatalf("create accepted a description of %d characters", utf8.RuneCountInString(create.Description))
@@ -54,12 +57,16 @@ func FuzzChannelRequests(f *testing.F) {
 			apptest.CheckRefusal(t, err)
 			return
 		}
-		errs := httpapi.Validate(update)
+		errs := fault.FieldErrors{}
 		settings, serr := ports.DecodeSettings(update.Settings)
 		if serr != nil {
 			errs.Add("settings", "must be an object")
 		}
-		if !apptest.CheckRefusal(t, errs.Err()) {
+		var rules error
+		if update.Description != nil {
+			rules = domain.CheckDescription(*update.Description)
+		}
+		if !apptest.CheckRefusal(t, httpapi.Refusal(errs, rules)) {
 			return
 		}
 		if update.Description != nil && utf8.RuneCountInString(*update.Description) > 2000 {

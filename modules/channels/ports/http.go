@@ -47,10 +47,11 @@ func (h HTTPServer) Register(r *mux.Router) {
 	r.Handle("/providers", auth.Require(auth.ChannelsRead, h.providers)).Methods(http.MethodGet)
 }
 
-// createRequest is the body of POST /v1/shipping-channels.
+// createRequest is the body of POST /v1/shipping-channels; the domain
+// checks it (domain.NewChannel).
 type createRequest struct {
 	Name        string         `json:"name"`
-	Description string         `json:"description" validate:"max=2000"`
+	Description string         `json:"description"`
 	Provider    string         `json:"provider"`
 	Settings    map[string]any `json:"settings"`
 }
@@ -60,13 +61,6 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
-	}
-	if err := httpapi.Validate(req).Err(); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	if req.Settings == nil {
-		req.Settings = map[string]any{}
 	}
 	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.ShippingChannel, h.clock.Now())
 	err := h.app.Commands.CreateChannel.Handle(r.Context(), command.CreateChannel{
@@ -81,10 +75,11 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: accountID, ID: id}, http.StatusCreated, "Shipping channel created successfully")
 }
 
-// updateRequest is the body of PUT and PATCH: absent fields stay as they are.
+// updateRequest is the body of PUT and PATCH: absent fields stay as they
+// are; the domain checks it (domain.Channel.Edit).
 type updateRequest struct {
 	Name        *string         `json:"name"`
-	Description *string         `json:"description" validate:"omitnil,max=2000"`
+	Description *string         `json:"description"`
 	Settings    json.RawMessage `json:"settings"`
 	Status      *string         `json:"status"`
 }
@@ -102,13 +97,15 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request, merge bool) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	errs := httpapi.Validate(req)
 	settings, err := decodeSettings(req.Settings)
 	if err != nil {
-		errs.Add("settings", "must be an object")
-	}
-	if err := errs.Err(); err != nil {
-		httpapi.WriteError(w, r, err)
+		// With what the domain says of the description, as before it
+		// looks the channel up (CheckDescription).
+		var rules error
+		if req.Description != nil {
+			rules = domain.CheckDescription(*req.Description)
+		}
+		httpapi.WriteError(w, r, httpapi.Refusal(fault.FieldErrors{"settings": {"must be an object"}}, rules))
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID

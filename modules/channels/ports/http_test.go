@@ -144,6 +144,8 @@ func TestCreateChannelRejectsBadInput(t *testing.T) {
 			"settings": map[string]any{"clientId": "a", "clientSecret": "b", "productType": "FLIGHT"}}, nil, 422, []string{"settings.productType"}},
 		{"oversized body", `{"name":"` + strings.Repeat("x", 1<<20) + `"}`, nil, 400, nil},
 		{"name of 256 characters", sandboxChannel(strings.Repeat("č", 256)), nil, 422, []string{"name"}},
+		{"description of 2001 characters", map[string]any{"name": "", "provider": "sandbox", "description": strings.Repeat("d", 2001)}, nil, 422,
+			[]string{"description"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -40,16 +40,16 @@ func TestApplicationBooksWithTheSandboxCarrier(t *testing.T) {
 	a := app.New(repo, memory.NewShipmentList(repo), memory.NewChannels(ch), carrier.NewRegistry(sandbox.New()), merger{}, clk,
 		config.Config{CarrierTimeout: 5 * time.Second}, usecasetest.Observer())
 
-	st := domain.State{ChannelID: "ch_1", ReferenceNumber: "ORDER-1", ShippingDate: "2026-11-03",
-		Sender:      domain.Contact{CompanyName: "Sender s.r.o.", EmailAddress: "s@example.com", PhoneNumber: "+420123456789"},
-		Recipient:   domain.Contact{FirstName: "Jana", LastName: "Nová", EmailAddress: "j@example.com", PhoneNumber: "+420987654321"},
-		Origin:      domain.Address{StreetName: "Main", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"},
-		Destination: domain.Address{StreetName: "Side", HouseNumber: "2", CityName: "Brno", PostalCode: "60200", CountryCode: "CZ"},
+	req := domain.Request{ChannelID: "ch_1", ReferenceNumber: "ORDER-1", ShippingDate: "2026-11-03",
+		Sender:      &domain.Contact{CompanyName: "Sender s.r.o.", EmailAddress: "s@example.com", PhoneNumber: "+420123456789"},
+		Recipient:   &domain.Contact{FirstName: "Jana", LastName: "Nová", EmailAddress: "j@example.com", PhoneNumber: "+420987654321"},
+		Origin:      &domain.Address{StreetName: "Main", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"},
+		Destination: &domain.Address{StreetName: "Side", HouseNumber: "2", CityName: "Brno", PostalCode: "60200", CountryCode: "CZ"},
 		Parcels: []domain.Parcel{
 			{ParcelType: "package", LengthDimension: 30, WidthDimension: 20, HeightDimension: 10, DimensionUnit: "CM", WeightAmount: 1, WeightUnit: "KG"},
 			{ParcelType: "package", LengthDimension: 30, WidthDimension: 20, HeightDimension: 10, DimensionUnit: "CM", WeightAmount: 2, WeightUnit: "KG"},
 		}}
-	if err := a.Commands.CreateShipment.Handle(ctx, command.CreateShipment{AccountID: "acc_1", ShipmentID: "sh_1", Shipment: st}); err != nil {
+	if err := a.Commands.CreateShipment.Handle(ctx, command.CreateShipment{AccountID: "acc_1", ShipmentID: "sh_1", Shipment: req}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Commands.BookShipment.Handle(ctx, command.BookShipment{ShipmentID: "sh_1"}); err != nil {

@@ -7,6 +7,8 @@ package contract
 import (
 	"encoding/json"
 	"time"
+
+	"shipd/platform/carrier"
 )
 
 // ShipmentSnapshot is a shipment as its events carry it (every shipment
@@ -79,15 +81,11 @@ type Contact struct {
 	PhoneNumber  string `json:"phone_number"`
 }
 
-// Address is a postal address.
-type Address struct {
-	StreetName      string `json:"street_name"`
-	HouseNumber     string `json:"house_number"`
-	ApartmentNumber string `json:"apartment_number"`
-	CityName        string `json:"city_name"`
-	PostalCode      string `json:"postal_code"`
-	CountryCode     string `json:"country_code"`
-}
+// Address is a postal address. It is the carrier port's type (whose JSON
+// names are these records'), so the shipment's addresses are one type from
+// the request to the carrier; a change of its fields changes this published
+// shape, and the shape tests of testdata/events would say so.
+type Address = carrier.Address
 
 // Parcel is one box, with its tracking number once the carrier gave one.
 type Parcel struct {

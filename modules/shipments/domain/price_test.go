@@ -9,7 +9,7 @@ import (
 
 func booked(t *testing.T, price *carrier.Money) domain.State {
 	t.Helper()
-	sh := domain.New(domain.State{ID: "sh_1", Parcels: make([]domain.Parcel, 1)}, t0)
+	sh := pending(t, 1)
 	if err := sh.Booked("X", []string{"SB000000014CZ"}, price, domain.Label{}, t0); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"shipd/platform/carrier"
@@ -66,21 +67,55 @@ type Shipment struct {
 	newLabel *Label
 }
 
-// New starts a pending shipment from a checked request.
-func New(s State, now time.Time) *Shipment {
-	s.Status = StatusPending
-	s.IsSuccessful = nil
-	s.Version = 1
-	s.CreatedAt, s.UpdatedAt = now, now
-	if s.Metadata == nil {
-		s.Metadata = map[string]any{}
+// New makes a pending shipment of the account, under id, of what r asks,
+// on a channel of provider whose settings are settings: it refuses what r
+// has against it on its own (Check, at now), and then what the provider
+// does not take (a label format it does not print, more parcels than its
+// product takes, cash on delivery it does not carry), each as a validation
+// fault naming the field. Cash on delivery moves the shipment to the
+// product that carries it.
+func New(id, accountID string, r Request, provider carrier.ProviderInfo, settings carrier.Settings, now time.Time) (*Shipment, error) {
+	c, err := r.checked(now)
+	if err != nil {
+		return nil, err
 	}
-	if s.AdditionalServices == nil {
-		s.AdditionalServices = []string{}
+	errs := fault.FieldErrors{}
+	format := settings.LabelFormat(c.LabelFormat)
+	if !slices.Contains(provider.LabelFormats, format) {
+		errs.Add("label_format", "provider "+provider.Code+" prints only: "+strings.Join(provider.LabelFormats, ", "))
 	}
-	s.Errors = []Problem{}
-	s.TrackingParcelIDs = []string{}
-	return &Shipment{s: s}
+	product := productType(provider, settings)
+	if problem := parcelCount(provider, product, len(c.Parcels)); problem != "" {
+		errs.Add("parcels", problem)
+	}
+	var cod *CashOnDelivery
+	if c.cod != nil {
+		codProduct, problem := codProduct(provider, product)
+		if problem != "" {
+			errs.Add("cash_on_delivery_amount", problem)
+		}
+		product = codProduct
+		cod = &CashOnDelivery{AmountMinor: c.cod.Minor, Currency: c.cod.Currency}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	metadata := maps.Clone(c.Metadata)
+	if metadata == nil {
+		metadata = map[string]any{}
+	}
+	services := slices.Clone(c.AdditionalServices)
+	if services == nil {
+		services = []string{}
+	}
+	return &Shipment{s: State{
+		ID: id, AccountID: accountID, ChannelID: c.ChannelID, Provider: provider.Code, ProductType: product,
+		LabelFormat: format, ReferenceNumber: c.ReferenceNumber, ShippingDate: c.ShippingDate,
+		Sender: *c.Sender, Recipient: *c.Recipient, Origin: *c.Origin, Destination: *c.Destination,
+		Parcels: c.Parcels, COD: cod, Metadata: metadata, EnableTracking: c.tracking, AdditionalServices: services,
+		Status: StatusPending, Errors: []Problem{}, TrackingParcelIDs: []string{},
+		Version: 1, CreatedAt: now, UpdatedAt: now,
+	}}, nil
 }
 
 // Restore rebuilds a shipment a repository kept.
@@ -173,9 +208,13 @@ func (sh *Shipment) Cancelled(now time.Time) error {
 	return nil
 }
 
-// Edit changes what the client may change after creation. It reports
-// whether anything changed.
-func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTracking *bool, now time.Time) bool {
+// Edit changes what the client may change after creation; nil leaves a
+// field as it is. An edit CheckEdit refuses (a reference number longer than
+// a request may have) changes nothing. It reports whether anything changed.
+func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTracking *bool, now time.Time) (bool, error) {
+	if err := CheckEdit(reference); err != nil {
+		return false, err
+	}
 	changed := false
 	if reference != nil && *reference != sh.s.ReferenceNumber {
 		sh.s.ReferenceNumber = *reference
@@ -192,7 +231,7 @@ func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTrack
 	if changed {
 		sh.touch(now)
 	}
-	return changed
+	return changed, nil
 }
 
 // CheckDelete allows deleting only a shipment the carrier did not create.

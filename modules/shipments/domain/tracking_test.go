@@ -13,8 +13,7 @@ var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 // created is a shipment of n parcels the carrier created, with cash on delivery.
 func created(t *testing.T, n int) *domain.Shipment {
 	t.Helper()
-	st := domain.State{ID: "sh_1", Parcels: make([]domain.Parcel, n), COD: &domain.CashOnDelivery{AmountMinor: 100, Currency: "CZK"}}
-	sh := domain.New(st, t0)
+	sh := pending(t, n)
 	numbers := make([]string, n)
 	for i := range numbers {
 		numbers[i] = "SB00000001" + string(rune('0'+i)) + "CZ"

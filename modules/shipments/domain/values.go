@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"time"
+
+	"shipd/platform/carrier"
+)
 
 // Contact is a sender or recipient.
 type Contact struct {
@@ -11,15 +15,9 @@ type Contact struct {
 	PhoneNumber  string `json:"phone_number"`
 }
 
-// Address is a postal address.
-type Address struct {
-	StreetName      string `json:"street_name"`
-	HouseNumber     string `json:"house_number"`
-	ApartmentNumber string `json:"apartment_number"`
-	CityName        string `json:"city_name"`
-	PostalCode      string `json:"postal_code"`
-	CountryCode     string `json:"country_code"`
-}
+// Address is a postal address, the carrier port's own: a shipment's
+// addresses go to its carrier as they are.
+type Address = carrier.Address
 
 // Parcel is one box of the shipment; TrackingNumber is the carrier's once
 // the shipment is created.

@@ -5,6 +5,7 @@ import (
 
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
+	"shipd/platform/httpapi"
 )
 
 // The request bodies and their checks, for the fuzz tests of ports_test.
@@ -13,8 +14,21 @@ type (
 	UpdateRequest = updateRequest
 )
 
-// Check runs the checks of POST /v1/shipments on a decoded body.
-func (req *createRequest) Check(today time.Time) (domain.State, *carrier.Money, error) {
-	c, err := req.check(today)
-	return c.state, c.cod, err
+// anything is a provider that takes whatever a request may ask.
+var anything = carrier.ProviderInfo{Code: "any", LabelFormats: []string{"pdf", "zpl", "epl"}, SupportsCOD: true,
+	MaxParcels: carrier.MaxParcelsPerShipment}
+
+// Check reads a decoded body of POST /v1/shipments as the port does and
+// makes a shipment of it as the domain does, on a channel of a provider
+// that takes anything: the answer to the body, but for its channel.
+func (req *createRequest) Check(today time.Time) (domain.State, error) {
+	d := req.request()
+	if len(d.shape) > 0 {
+		return domain.State{}, httpapi.Refusal(d.shape, d.answer(d.request.Check(today)), d.unread...)
+	}
+	sh, err := domain.New("sh_1", "acc_1", d.request, anything, nil, today)
+	if err != nil {
+		return domain.State{}, d.answer(err)
+	}
+	return sh.State(), nil
 }

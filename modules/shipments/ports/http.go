@@ -52,16 +52,15 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	checked, err := req.check(h.clock.Now())
-	if err != nil {
-		httpapi.WriteError(w, r, err)
+	d := req.request()
+	if len(d.shape) > 0 {
+		httpapi.WriteError(w, r, httpapi.Refusal(d.shape, d.answer(d.request.Check(h.clock.Now())), d.unread...))
 		return
 	}
 	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.Shipment, h.clock.Now())
-	err = h.app.Commands.CreateShipment.Handle(r.Context(), command.CreateShipment{
-		AccountID: accountID, ShipmentID: id, Shipment: checked.state, COD: checked.cod})
+	err := h.app.Commands.CreateShipment.Handle(r.Context(), command.CreateShipment{AccountID: accountID, ShipmentID: id, Shipment: d.request})
 	if err != nil {
-		httpapi.WriteError(w, r, err)
+		httpapi.WriteError(w, r, d.answer(err))
 		return
 	}
 	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipments/"+id)
@@ -109,10 +108,10 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	errs := httpapi.Validate(req)
-	metadata := httpapi.OptionalObject(req.Metadata, "metadata", errs)
-	if err := errs.Err(); err != nil {
-		httpapi.WriteError(w, r, err)
+	shape := fault.FieldErrors{}
+	metadata := httpapi.OptionalObject(req.Metadata, "metadata", shape)
+	if len(shape) > 0 {
+		httpapi.WriteError(w, r, httpapi.Refusal(shape, domain.CheckEdit(req.ReferenceNumber)))
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID

@@ -33,8 +33,9 @@ func TestApplicationFollowsASandboxJourney(t *testing.T) {
 
 	// Picked up at 2 h, at the hub at 8 h, out at 20 h, delivered at 26 h.
 	number := sandbox.S10("SB", "00000001", "CZ")
+	hours, checks := 6, 20
 	err := a.Commands.CreateTrackingParcel.Handle(ctx, command.CreateTrackingParcel{AccountID: "acc_1", ParcelID: "tp_1",
-		Parcel: domain.State{TrackingNumber: number, ChannelID: "ch_1", CheckDelayHours: 6, MaxChecks: 20}})
+		Parcel: domain.Request{TrackingNumber: number, ChannelID: "ch_1", CheckDelayHours: &hours, MaxChecks: &checks}})
 	if err != nil {
 		t.Fatal(err)
 	}

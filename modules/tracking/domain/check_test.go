@@ -14,7 +14,11 @@ import (
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
 func newParcel() *domain.Parcel {
-	return domain.New(domain.State{ID: "tp_1", AccountID: "acc_1", TrackingNumber: "SB000000014CZ", CheckDelayHours: 6, MaxChecks: 3}, t0)
+	p, err := domain.New("tp_1", "acc_1", "sandbox", domain.Request{TrackingNumber: "SB000000014CZ", ChannelID: "ch_1", MaxChecks: ptr(3)}, t0)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 func ev(code string, status carrier.TrackingStatus, h int) carrier.TrackingEvent {
@@ -120,7 +124,7 @@ func TestScheduleStopsAtTerminalStatusOrMaxChecks(t *testing.T) {
 }
 
 func TestCODParcelIsCheckedPastDeliveryUntilCollected(t *testing.T) {
-	p := domain.New(domain.State{ID: "tp_3", ShipmentID: "sh_1", AwaitsCOD: true, CheckDelayHours: 6, MaxChecks: 20}, t0)
+	p := domain.NewForShipment("tp_3", "acc_1", "ch_1", "sandbox", "sh_1", "SB000000014CZ", domain.Recipient{}, true, t0)
 	p.Checked(recognized(ev("DLV", carrier.StatusDelivered, 1)), t0.Add(2*time.Hour), time.Hour)
 	if !p.Tracked() {
 		t.Fatal("checks stopped before the COD was collected")
@@ -146,13 +150,16 @@ func TestCODCollectionIsRecordedOnce(t *testing.T) {
 func TestEditAndDelete(t *testing.T) {
 	p := newParcel()
 	name := "Jana"
-	if !p.Edit(&name, nil, nil, nil, t0) || p.Edit(&name, nil, nil, nil, t0) {
+	if changed, err := p.Edit(&name, nil, nil, nil, t0); !changed || err != nil {
+		t.Fatalf("edit: %v %v", changed, err)
+	}
+	if changed, _ := p.Edit(&name, nil, nil, nil, t0); changed {
 		t.Fatal("edit reports a change only when there is one")
 	}
 	if p.CheckDelete() != nil {
 		t.Fatal("an external parcel may be deleted")
 	}
-	internal := domain.New(domain.State{ID: "tp_2", ShipmentID: "sh_1", MaxChecks: 1, CheckDelayHours: 1}, t0)
+	internal := domain.NewForShipment("tp_2", "acc_1", "ch_1", "sandbox", "sh_1", "SB000000014CZ", domain.Recipient{}, false, t0)
 	if internal.CheckDelete() == nil {
 		t.Fatal("a shipment's parcel was allowed to be deleted")
 	}

@@ -6,6 +6,7 @@ package domain
 import (
 	"maps"
 	"reflect"
+	"strings"
 	"time"
 
 	"shipd/platform/carrier"
@@ -63,11 +64,41 @@ type Parcel struct {
 	added   []StatusUpdate // recorded since the parcel was loaded
 }
 
-// New starts tracking a parcel; its first check is due at once.
-func New(s State, now time.Time) *Parcel {
+// New starts tracking for the account, under id, the parcel a client asks
+// for (r), whose channel is of provider: it refuses what Check refuses, and
+// keeps the tracking number as carriers print it and the recipient without
+// white space around. Its first check is due at once.
+func New(id, accountID, provider string, r Request, now time.Time) (*Parcel, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	s := State{
+		ID: id, AccountID: accountID, ChannelID: r.ChannelID, Provider: provider, TrackingNumber: NormalizeTrackingNumber(r.TrackingNumber),
+		Recipient:       Recipient{Name: strings.TrimSpace(r.Recipient.Name), Email: strings.TrimSpace(r.Recipient.Email), Phone: strings.TrimSpace(r.Recipient.Phone)},
+		CheckDelayHours: DefaultCheckDelayHours, MaxChecks: DefaultMaxChecks, ExternalData: maps.Clone(r.ExternalData),
+	}
+	if r.CheckDelayHours != nil {
+		s.CheckDelayHours = *r.CheckDelayHours
+	}
+	if r.MaxChecks != nil {
+		s.MaxChecks = *r.MaxChecks
+	}
+	return start(s, now), nil
+}
+
+// NewForShipment starts tracking a parcel of the account's shipment under
+// id, with the number its carrier gave, as given, and the default check
+// settings; awaitsCOD keeps it checked past delivery until the carrier
+// reports the cash collected. Its first check is due at once.
+func NewForShipment(id, accountID, channelID, provider, shipmentID, trackingNumber string, recipient Recipient, awaitsCOD bool, now time.Time) *Parcel {
+	return start(State{ID: id, AccountID: accountID, ChannelID: channelID, Provider: provider, TrackingNumber: trackingNumber,
+		ShipmentID: shipmentID, Recipient: recipient, CheckDelayHours: DefaultCheckDelayHours, MaxChecks: DefaultMaxChecks,
+		AwaitsCOD: awaitsCOD}, now)
+}
+
+func start(s State, now time.Time) *Parcel {
 	s.Status = carrier.StatusCreated
 	s.Version = 1
-	s.ChecksDone = 0
 	s.CreatedAt, s.UpdatedAt = now, now
 	s.NextCheckAt = &now
 	if s.ExternalData == nil {
@@ -120,12 +151,17 @@ func (p *Parcel) TakeAdded() []StatusUpdate {
 }
 
 // Edit changes what the client may change after creation; nil leaves a
-// field as it is. It reports whether anything changed.
-func (p *Parcel) Edit(name, email, phone *string, externalData map[string]any, now time.Time) bool {
+// field as it is, and the recipient's fields are kept without white space
+// around. An edit CheckEdit refuses changes nothing. It reports whether
+// anything changed.
+func (p *Parcel) Edit(name, email, phone *string, externalData map[string]any, now time.Time) (bool, error) {
+	if err := CheckEdit(name, email, phone); err != nil {
+		return false, err
+	}
 	r := p.s.Recipient
 	set := func(dst *string, v *string) {
 		if v != nil {
-			*dst = *v
+			*dst = strings.TrimSpace(*v)
 		}
 	}
 	set(&r.Name, name)
@@ -140,7 +176,7 @@ func (p *Parcel) Edit(name, email, phone *string, externalData map[string]any, n
 	if changed {
 		p.touch(now)
 	}
-	return changed
+	return changed, nil
 }
 
 // CheckDelete allows deleting only parcels the client created: a shipment's

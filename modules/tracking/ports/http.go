@@ -4,6 +4,7 @@ package ports
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -11,6 +12,7 @@ import (
 	"shipd/modules/tracking/app"
 	"shipd/modules/tracking/app/command"
 	"shipd/modules/tracking/app/query"
+	"shipd/modules/tracking/domain"
 	"shipd/platform/auth"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
@@ -49,13 +51,13 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	st, err := req.check()
+	parcel, err := req.request()
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.TrackingParcel, h.clock.Now())
-	err = h.app.Commands.CreateTrackingParcel.Handle(r.Context(), command.CreateTrackingParcel{AccountID: accountID, ParcelID: id, Parcel: st})
+	err = h.app.Commands.CreateTrackingParcel.Handle(r.Context(), command.CreateTrackingParcel{AccountID: accountID, ParcelID: id, Parcel: parcel})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -76,9 +78,9 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 		}
 		errs.Add("status", "must be one of: "+strings.Join(names, ", "))
 	}
-	search := normalizeNumber(httpapi.TextParam(q, "search", errs))
-	if len(search) > 64 {
-		errs.Add("search", "must be at most 64 characters")
+	search := domain.NormalizeTrackingNumber(httpapi.TextParam(q, "search", errs))
+	if len(search) > domain.MaxTrackingNumberLength {
+		errs.Add("search", "must be at most "+strconv.Itoa(domain.MaxTrackingNumberLength)+" characters")
 	}
 	channelID := httpapi.TextParam(q, "shipping_channel_id", errs)
 	if err := errs.Err(); err != nil {
@@ -109,15 +111,15 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	external, err := req.check()
+	external, err := req.externalData()
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID
 	err = h.app.Commands.UpdateTrackingParcel.Handle(r.Context(), command.UpdateTrackingParcel{
-		AccountID: accountID, ID: id, RecipientName: trimmed(req.RecipientName),
-		RecipientEmail: trimmed(req.RecipientEmail), RecipientPhone: trimmed(req.RecipientPhone), ExternalData: external})
+		AccountID: accountID, ID: id, RecipientName: req.RecipientName,
+		RecipientEmail: req.RecipientEmail, RecipientPhone: req.RecipientPhone, ExternalData: external})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

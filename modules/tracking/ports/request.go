@@ -2,70 +2,43 @@ package ports
 
 import (
 	"encoding/json"
-	"strings"
 
 	"shipd/modules/tracking/domain"
+	"shipd/platform/fault"
 	"shipd/platform/httpapi"
 )
 
+// The request bodies carry what the domain checks (domain.Request, and
+// Parcel.Edit's fields); the port only reads them. A body whose shape is
+// wrong somewhere is answered with that and the domain's verdict on the
+// rest (httpapi.Refusal).
+
 // createRequest is the body of POST /v1/tracking-parcels.
 type createRequest struct {
-	TrackingNumber    string          `json:"tracking_number" validate:"required"`
-	ShippingChannelID string          `json:"shipping_channel_id" validate:"required"`
-	RecipientName     string          `json:"recipient_name" validate:"max=255"`
-	RecipientEmail    string          `json:"recipient_email" validate:"omitempty,email,max=255"`
-	RecipientPhone    string          `json:"recipient_phone" validate:"max=50"`
-	CheckDelayHours   *int            `json:"check_delay_hours" validate:"omitnil,min=1,max=168"`
-	MaxChecks         *int            `json:"max_checks" validate:"omitnil,min=1,max=1000"`
+	TrackingNumber    string          `json:"tracking_number"`
+	ShippingChannelID string          `json:"shipping_channel_id"`
+	RecipientName     string          `json:"recipient_name"`
+	RecipientEmail    string          `json:"recipient_email"`
+	RecipientPhone    string          `json:"recipient_phone"`
+	CheckDelayHours   *int            `json:"check_delay_hours"`
+	MaxChecks         *int            `json:"max_checks"`
 	ExternalData      json.RawMessage `json:"external_data"`
 }
 
-// check validates the body and returns the parcel to create.
-func (req createRequest) check() (domain.State, error) {
-	errs := httpapi.Validate(req)
-	number := normalizeNumber(req.TrackingNumber)
-	if req.TrackingNumber != "" {
-		if reason := numberProblem(number); reason != "" {
-			errs.Add("tracking_number", reason)
-		}
+// request reads the body into the domain's request; an error is a body
+// whose shape is wrong, with the domain's verdict on the rest.
+func (req createRequest) request() (domain.Request, error) {
+	shape := fault.FieldErrors{}
+	r := domain.Request{
+		TrackingNumber: req.TrackingNumber, ChannelID: req.ShippingChannelID,
+		Recipient:       domain.Recipient{Name: req.RecipientName, Email: req.RecipientEmail, Phone: req.RecipientPhone},
+		CheckDelayHours: req.CheckDelayHours, MaxChecks: req.MaxChecks,
+		ExternalData: httpapi.OptionalObject(req.ExternalData, "external_data", shape),
 	}
-	external := httpapi.OptionalObject(req.ExternalData, "external_data", errs)
-	if err := errs.Err(); err != nil {
-		return domain.State{}, err
+	if len(shape) > 0 {
+		return r, httpapi.Refusal(shape, r.Check())
 	}
-	st := domain.State{
-		TrackingNumber: number, ChannelID: req.ShippingChannelID,
-		Recipient:       domain.Recipient{Name: strings.TrimSpace(req.RecipientName), Email: strings.TrimSpace(req.RecipientEmail), Phone: strings.TrimSpace(req.RecipientPhone)},
-		CheckDelayHours: domain.DefaultCheckDelayHours, MaxChecks: domain.DefaultMaxChecks, ExternalData: external,
-	}
-	if req.CheckDelayHours != nil {
-		st.CheckDelayHours = *req.CheckDelayHours
-	}
-	if req.MaxChecks != nil {
-		st.MaxChecks = *req.MaxChecks
-	}
-	return st, nil
-}
-
-// normalizeNumber writes a tracking number the way carriers print it:
-// without spaces, in capitals ("sb 1234 5678" is SB12345678).
-func normalizeNumber(s string) string {
-	return strings.ToUpper(strings.Join(strings.Fields(s), ""))
-}
-
-func numberProblem(n string) string {
-	if n == "" {
-		return "must not be empty"
-	}
-	if len(n) > 64 {
-		return "must be at most 64 characters"
-	}
-	for _, c := range n {
-		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' {
-			return "may hold only letters, digits and hyphens"
-		}
-	}
-	return ""
+	return r, nil
 }
 
 // updateRequest is the body of PUT/PATCH /v1/tracking-parcels/{id}: the
@@ -73,9 +46,9 @@ func numberProblem(n string) string {
 // fields fixed at creation are named so that trying to change them is an
 // error rather than silently ignored.
 type updateRequest struct {
-	RecipientName   *string         `json:"recipient_name" validate:"omitnil,max=255"`
-	RecipientEmail  *string         `json:"recipient_email" validate:"omitnil,max=255"`
-	RecipientPhone  *string         `json:"recipient_phone" validate:"omitnil,max=50"`
+	RecipientName   *string         `json:"recipient_name"`
+	RecipientEmail  *string         `json:"recipient_email"`
+	RecipientPhone  *string         `json:"recipient_phone"`
 	ExternalData    json.RawMessage `json:"external_data"`
 	TrackingNumber  json.RawMessage `json:"tracking_number"`
 	ChannelID       json.RawMessage `json:"shipping_channel_id"`
@@ -84,28 +57,20 @@ type updateRequest struct {
 	Status          json.RawMessage `json:"status"`
 }
 
-func (req updateRequest) check() (map[string]any, error) {
-	errs := httpapi.Validate(req)
-	if req.RecipientEmail != nil {
-		// "" clears the address; anything else must be one.
-		errs.Merge("", httpapi.Validate(struct {
-			Email string `json:"recipient_email" validate:"omitempty,email"`
-		}{strings.TrimSpace(*req.RecipientEmail)}))
-	}
+// externalData reads external_data; an error is a body that names a field
+// an edit cannot change or whose shape is wrong, with the domain's verdict
+// on the rest.
+func (req updateRequest) externalData() (map[string]any, error) {
+	shape := fault.FieldErrors{}
 	for field, raw := range map[string]json.RawMessage{"tracking_number": req.TrackingNumber, "shipping_channel_id": req.ChannelID,
 		"check_delay_hours": req.CheckDelayHours, "max_checks": req.MaxChecks, "status": req.Status} {
 		if len(raw) > 0 {
-			errs.Add(field, "cannot be changed; only recipient_name, recipient_email, recipient_phone and external_data can")
+			shape.Add(field, "cannot be changed; only recipient_name, recipient_email, recipient_phone and external_data can")
 		}
 	}
-	external := httpapi.OptionalObject(req.ExternalData, "external_data", errs)
-	return external, errs.Err()
-}
-
-func trimmed(s *string) *string {
-	if s == nil {
-		return nil
+	external := httpapi.OptionalObject(req.ExternalData, "external_data", shape)
+	if len(shape) > 0 {
+		return nil, httpapi.Refusal(shape, domain.CheckEdit(req.RecipientName, req.RecipientEmail, req.RecipientPhone))
 	}
-	t := strings.TrimSpace(*s)
-	return &t
+	return external, nil
 }

@@ -2,11 +2,6 @@
 package app
 
 import (
-	"slices"
-
-	channels "shipd/modules/channels/contract"
-	shipments "shipd/modules/shipments/contract"
-	tracking "shipd/modules/tracking/contract"
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/app/query"
 	"shipd/modules/webhooks/contract"
@@ -17,7 +12,7 @@ import (
 
 // EventTypes are the event types a subscription may choose: every public
 // event of the other modules.
-var EventTypes = slices.Concat(channels.EventTypes, shipments.PublicEventTypes, tracking.EventTypes)
+var EventTypes = command.EventTypes
 
 // Application is everything the module's ports may ask of it.
 type Application struct {

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -28,27 +29,33 @@ type Subscription struct {
 	updatedAt time.Time
 }
 
-// Fields are what a client sets on a subscription. The caller has checked
-// them (name present, URL absolute http(s), known event types, secret long
-// enough).
+// Fields are what a client sets on a new subscription: a name (kept
+// without white space around), a delivery URL, the event types (nil: none
+// given; a repeat is kept once), the signing secret and whether it is
+// active. Check says what their rules are.
 type Fields struct {
 	Name   string
 	URL    string
 	Events []string
-	Secret string
+	Secret string // the client's, or one from GenerateSecret, which the caller shows once
 	Active bool
 }
 
-// NewSubscription starts a subscription under id. Its secret is the
-// client's or one from GenerateSecret, which the caller shows once.
-func NewSubscription(id, accountID string, f Fields, now time.Time) *Subscription {
-	return &Subscription{
-		id: id, accountID: accountID, name: f.Name, url: f.URL,
-		events: uniqueEvents(f.Events), secret: f.Secret, active: f.Active, version: 1, createdAt: now, updatedAt: now,
+// NewSubscription starts a subscription of the account under id, with
+// fields f: it refuses what f.Check refuses; eventTypes are the event types
+// a subscription may choose.
+func NewSubscription(id, accountID string, f Fields, eventTypes []string, now time.Time) (*Subscription, error) {
+	if err := f.Check(eventTypes); err != nil {
+		return nil, err
 	}
+	return &Subscription{
+		id: id, accountID: accountID, name: strings.TrimSpace(f.Name), url: f.URL,
+		events: uniqueEvents(f.Events), secret: f.Secret, active: f.Active, version: 1, createdAt: now, updatedAt: now,
+	}, nil
 }
 
-// Change is a client's update; nil (or empty Secret) keeps the current value.
+// Change is a client's update; nil (or empty Secret) keeps the current
+// value. Check says what its rules are.
 type Change struct {
 	Name   *string
 	URL    *string
@@ -57,11 +64,15 @@ type Change struct {
 	Active *bool
 }
 
-// Apply sets what c names, bumps the version and stamps now. It validates
-// nothing: the URL and event names are checked before it is called.
-func (s *Subscription) Apply(c Change, now time.Time) {
+// Apply sets what c names, bumps the version and stamps now; it refuses
+// what c.Check refuses (eventTypes are the event types a subscription may
+// choose), and then changes nothing.
+func (s *Subscription) Apply(c Change, eventTypes []string, now time.Time) error {
+	if err := c.Check(eventTypes); err != nil {
+		return err
+	}
 	if c.Name != nil {
-		s.name = *c.Name
+		s.name = strings.TrimSpace(*c.Name)
 	}
 	if c.URL != nil {
 		s.url = *c.URL
@@ -77,6 +88,7 @@ func (s *Subscription) Apply(c Change, now time.Time) {
 	}
 	s.version++
 	s.updatedAt = now
+	return nil
 }
 
 // GenerateSecret returns a fresh random signing secret (192 bits).

@@ -60,24 +60,19 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	c, err := req.check(r.Method)
+	c, err := req.read(r.Method)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	active := c.Active == nil || *c.Active
 	// A secret shipd makes is shown in this answer only, so it is made
 	// here, where the answer is written.
-	secret, generated := c.Secret, ""
-	if secret == "" {
-		secret = domain.GenerateSecret()
-		generated = secret
+	f, generated := fields(c, req.Secret != nil), ""
+	if req.Secret == nil {
+		generated = f.Secret
 	}
 	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.WebhookSub, h.clock.Now())
-	err = h.app.Commands.CreateSubscription.Handle(r.Context(), command.CreateSubscription{
-		AccountID: accountID, SubscriptionID: id,
-		Fields: domain.Fields{Name: *c.Name, URL: *c.URL, Events: c.Events, Secret: secret, Active: active},
-	})
+	err = h.app.Commands.CreateSubscription.Handle(r.Context(), command.CreateSubscription{AccountID: accountID, SubscriptionID: id, Fields: f})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -126,16 +121,13 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	c, err := req.check(r.Method)
+	c, err := req.read(r.Method)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID
-	err = h.app.Commands.UpdateSubscription.Handle(r.Context(), command.UpdateSubscription{
-		AccountID: accountID, ID: id,
-		Change: domain.Change{Name: c.Name, URL: c.URL, Events: c.Events, Secret: c.Secret, Active: c.Active},
-	})
+	err = h.app.Commands.UpdateSubscription.Handle(r.Context(), command.UpdateSubscription{AccountID: accountID, ID: id, Change: c})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return

@@ -67,6 +67,10 @@ func TestCreateSubscriptionGeneratesSecretShownOnce(t *testing.T) {
 	}
 }
 
+// One case per rule proves that the API answers the domain's problems by
+// their paths (the domain's tests hold each rule's cases); the internal
+// event proves which event types the app offers, and events that are no
+// array, status and active are the port's own.
 func TestSubscriptionBadInput(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
@@ -88,13 +92,9 @@ func TestSubscriptionBadInput(t *testing.T) {
 		says  string
 	}{
 		{"missing name", good(map[string]any{"name": nil}), "name", "is required"},
-		{"blank name", good(map[string]any{"name": "  "}), "name", "is required"},
 		{"long name", good(map[string]any{"name": strings.Repeat("n", 256)}), "name", "at most 255"},
 		{"missing url", good(map[string]any{"url": nil}), "url", "is required"},
 		{"relative url", good(map[string]any{"url": "/hooks"}), "url", "must be a valid URL"},
-		{"ftp url", good(map[string]any{"url": "ftp://example.com/h"}), "url", "must be a valid URL"},
-		{"no host", good(map[string]any{"url": "https:///h"}), "url", "must be a valid URL"},
-		{"bad port", good(map[string]any{"url": "https://example.com:99999/h"}), "url", "must be a valid URL"},
 		{"credentials in url", good(map[string]any{"url": "https://u:p@example.com/h"}), "url", "user name or password"},
 		{"missing events", good(map[string]any{"events": nil}), "events", "is required"},
 		{"events not an array", good(map[string]any{"events": "shipment.created"}), "events", "must be an array"},

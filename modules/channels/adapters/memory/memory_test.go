@@ -12,6 +12,7 @@ import (
 	"shipd/modules/channels/app/query"
 	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
+	"shipd/platform/carrier"
 	"shipd/platform/fault"
 )
 
@@ -21,9 +22,26 @@ import (
 
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
+// testProvider is the provider "test": a number of retries and a secret
+// token.
+type testProvider struct{}
+
+func (testProvider) Info() carrier.ProviderInfo {
+	return carrier.ProviderInfo{Code: "test", Settings: []carrier.Setting{
+		{Key: "retries", Type: carrier.TypeInteger},
+		{Key: "token", Type: carrier.TypeString, Required: true, Secret: true},
+	}}
+}
+
+func (testProvider) ValidateCredentials(context.Context, carrier.Settings) error { return nil }
+
+var providers = carrier.NewRegistry(testProvider{})
+
+func ptr[T any](v T) *T { return &v }
+
 func newChannel(t *testing.T, id, account, name string, at time.Time) *domain.Channel {
 	t.Helper()
-	ch, err := domain.NewChannel(id, account, name, "", "test", map[string]any{"retries": 3.0, "token": "x"}, map[string]bool{"token": true}, at)
+	ch, err := domain.NewChannel(id, account, name, "", "test", map[string]any{"retries": 3.0, "token": "x"}, providers, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +127,9 @@ func TestMissingTakenAndVetoed(t *testing.T) {
 		t.Errorf("another account's name: %v", err)
 	}
 	_, err := repo.Update(ctx, "ch_2", func(ch *domain.Channel) ([]domain.Event, error) {
-		_ = ch.Rename("Main")
+		if err := ch.Edit(domain.Edit{Name: ptr("Main")}, providers); err != nil {
+			t.Errorf("renaming: %v", err)
+		}
 		return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(ch)}}, nil
 	})
 	if !fault.Is(err, fault.KindValidation) {
@@ -142,7 +162,7 @@ func TestChannelListIsTheProjectionOfTheEvents(t *testing.T) {
 	added(t, repo, "ch_x", "acc_2", "X", t0.Add(time.Hour))
 	added(t, repo, "ch_gone", "acc_1", "Gone", t0.Add(time.Hour))
 	if _, err := repo.Update(ctx, "ch_a", func(ch *domain.Channel) ([]domain.Event, error) {
-		if err := ch.SetStatus(domain.StatusInactive); err != nil {
+		if err := ch.Edit(domain.Edit{Status: ptr(string(domain.StatusInactive))}, providers); err != nil {
 			return nil, err
 		}
 		ch.Touch(t0.Add(time.Minute))

@@ -7,7 +7,6 @@ import (
 	"shipd/modules/channels/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
-	"shipd/platform/fault"
 	"shipd/platform/usecase"
 )
 
@@ -34,23 +33,11 @@ func NewCreateChannelHandler(repo domain.Repository, providers *carrier.Registry
 	return usecase.Command(CreateChannelHandler{repo: repo, providers: providers, clock: clk}, obs)
 }
 
-// Handle checks the request as a whole (every bad field reported at once),
-// then stores the channel and publishes shipping_channel.created.
+// Handle stores the channel, if the domain takes it (every bad field
+// reported at once), and publishes shipping_channel.created.
 func (h CreateChannelHandler) Handle(ctx context.Context, cmd CreateChannel) error {
-	errs := fault.FieldErrors{}
-	if p := domain.NameProblem(cmd.Name); p != "" {
-		errs.Add("name", p)
-	}
-	var secretKeys map[string]bool
-	if p, ok := provider(h.providers, cmd.Provider, errs); ok {
-		checkSettings(p.Info(), cmd.Settings, errs)
-		secretKeys = p.Info().SecretKeys()
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
 	now := h.clock.Now()
-	ch, err := domain.NewChannel(cmd.ChannelID, cmd.AccountID, cmd.Name, cmd.Description, cmd.Provider, cmd.Settings, secretKeys, now)
+	ch, err := domain.NewChannel(cmd.ChannelID, cmd.AccountID, cmd.Name, cmd.Description, cmd.Provider, cmd.Settings, h.providers, now)
 	if err != nil {
 		return err
 	}

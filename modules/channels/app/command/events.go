@@ -6,6 +6,7 @@ import (
 
 	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
+	"shipd/platform/fault"
 )
 
 // snapshot is the channel as its events carry it.
@@ -24,6 +25,8 @@ func withStatusChange(events []domain.Event, ch *domain.Channel, before domain.S
 	}
 	return append(events, contract.ShippingChannelStatusChanged{ChannelEvent: channelEvent(ch, now), PreviousStatus: string(before)})
 }
+
+var errForeign = fault.Forbidden("This shipping channel belongs to another account.")
 
 // owned loads nothing: it turns a foreign channel into a 403.
 func owned(ch *domain.Channel, accountID string) error {

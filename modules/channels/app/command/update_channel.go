@@ -8,7 +8,6 @@ import (
 	"shipd/modules/channels/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
-	"shipd/platform/fault"
 	"shipd/platform/usecase"
 )
 
@@ -39,15 +38,23 @@ func NewUpdateChannelHandler(repo domain.Repository, providers *carrier.Registry
 
 // Handle saves the change and publishes shipping_channel.updated (and
 // status_changed when the status moved). An update that changes nothing
-// publishes nothing.
+// publishes nothing. A description that is too long is refused before the
+// channel is looked up, whoever's it is, as the API always has.
 func (h UpdateChannelHandler) Handle(ctx context.Context, cmd UpdateChannel) error {
+	if cmd.Description != nil {
+		if err := domain.CheckDescription(*cmd.Description); err != nil {
+			return err
+		}
+	}
 	now := h.clock.Now()
 	_, err := h.repo.Update(ctx, cmd.ID, func(ch *domain.Channel) ([]domain.Event, error) {
 		if err := owned(ch, cmd.AccountID); err != nil {
 			return nil, err
 		}
 		before, settingsBefore := ch.Snapshot(), ch.Settings()
-		if err := h.apply(ch, cmd); err != nil {
+		err := ch.Edit(domain.Edit{Name: cmd.Name, Description: cmd.Description, Settings: cmd.Settings,
+			MergeSettings: cmd.MergeSettings, Status: cmd.Status}, h.providers)
+		if err != nil {
 			return nil, err
 		}
 		if reflect.DeepEqual(before, ch.Snapshot()) && reflect.DeepEqual(settingsBefore, ch.Settings()) {
@@ -58,51 +65,4 @@ func (h UpdateChannelHandler) Handle(ctx context.Context, cmd UpdateChannel) err
 		return withStatusChange(events, ch, domain.Status(before.Status), now), nil
 	})
 	return err
-}
-
-// apply checks every field first, so one answer names every problem.
-func (h UpdateChannelHandler) apply(ch *domain.Channel, cmd UpdateChannel) error {
-	errs := fault.FieldErrors{}
-	if cmd.Name != nil {
-		if p := domain.NameProblem(*cmd.Name); p != "" {
-			errs.Add("name", p)
-		}
-	}
-	var settings map[string]any
-	var secretKeys map[string]bool
-	if cmd.Settings != nil {
-		p, ok := h.providers.Get(ch.Provider())
-		if !ok {
-			errs.Add("settings", "cannot change: provider "+ch.Provider()+" is no longer offered")
-		} else {
-			info := p.Info()
-			secretKeys = info.SecretKeys()
-			settings = keepMaskedSecrets(cmd.Settings, ch.Settings(), secretKeys)
-			if cmd.MergeSettings {
-				settings = mergeSettings(ch.Settings(), settings)
-			}
-			checkSettings(info, settings, errs)
-		}
-	}
-	if cmd.Status != nil && !domain.ValidStatus(*cmd.Status) {
-		errs.Add("status", "must be active or inactive")
-	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	if cmd.Name != nil {
-		if err := ch.Rename(*cmd.Name); err != nil {
-			return err
-		}
-	}
-	if cmd.Description != nil {
-		ch.Describe(*cmd.Description)
-	}
-	if settings != nil {
-		ch.ReplaceSettings(settings, secretKeys)
-	}
-	if cmd.Status != nil && domain.Status(*cmd.Status) != ch.Status() {
-		return ch.SetStatus(domain.Status(*cmd.Status))
-	}
-	return nil
 }

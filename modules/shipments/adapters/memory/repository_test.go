@@ -9,6 +9,7 @@ import (
 	"shipd/modules/shipments/adapters/memory"
 	"shipd/modules/shipments/contract"
 	"shipd/modules/shipments/domain"
+	"shipd/platform/carrier"
 	"shipd/platform/fault"
 )
 
@@ -18,10 +19,26 @@ import (
 
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
+// shipment is a pending shipment of acc_1 with one parcel, under id, as
+// the create use case makes it.
+func shipment(t *testing.T, id string) *domain.Shipment {
+	t.Helper()
+	contact := &domain.Contact{FirstName: "Jana", LastName: "Nová", EmailAddress: "j@example.com", PhoneNumber: "+420123456789"}
+	address := &domain.Address{StreetName: "Main", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"}
+	req := domain.Request{ChannelID: "ch_1", Sender: contact, Recipient: contact, Origin: address, Destination: address,
+		Parcels: []domain.Parcel{{LengthDimension: 30, WidthDimension: 20, HeightDimension: 10, WeightAmount: 1}}}
+	info := carrier.ProviderInfo{Code: "fake", LabelFormats: []string{"pdf"}, MaxParcels: 1}
+	sh, err := domain.New(id, "acc_1", req, info, nil, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh
+}
+
 func added(t *testing.T) *memory.Repository {
 	t.Helper()
 	repo := memory.NewRepository()
-	if err := repo.Add(t.Context(), domain.New(domain.State{ID: "sh_1", AccountID: "acc_1", Parcels: make([]domain.Parcel, 1)}, t0)); err != nil {
+	if err := repo.Add(t.Context(), shipment(t, "sh_1")); err != nil {
 		t.Fatal(err)
 	}
 	return repo
@@ -88,7 +105,7 @@ func TestMissingTakenAndVetoed(t *testing.T) {
 	if l, err := repo.Label(ctx, "sh_none"); l != nil || err != nil {
 		t.Errorf("label of a missing shipment: %v, %v", l, err)
 	}
-	if err := repo.Add(ctx, domain.New(domain.State{ID: "sh_1"}, t0)); err == nil {
+	if err := repo.Add(ctx, shipment(t, "sh_1")); err == nil {
 		t.Error("an id taken was added again")
 	}
 	veto := errors.New("veto")

@@ -181,8 +181,8 @@ func request(st domain.State) carrier.ShipmentRequest {
 		Reference: st.ReferenceNumber, ProductType: st.ProductType, LabelFormat: st.LabelFormat,
 		Sender:      carrier.Contact{CompanyName: st.Sender.CompanyName, FirstName: st.Sender.FirstName, LastName: st.Sender.LastName, Email: st.Sender.EmailAddress, Phone: st.Sender.PhoneNumber},
 		Recipient:   carrier.Contact{CompanyName: st.Recipient.CompanyName, FirstName: st.Recipient.FirstName, LastName: st.Recipient.LastName, Email: st.Recipient.EmailAddress, Phone: st.Recipient.PhoneNumber},
-		Origin:      address(st.Origin),
-		Destination: address(st.Destination),
+		Origin:      st.Origin,
+		Destination: st.Destination,
 	}
 	if d, err := time.Parse(time.DateOnly, st.ShippingDate); err == nil {
 		req.ShippingDate = d
@@ -195,9 +195,4 @@ func request(st domain.State) carrier.ShipmentRequest {
 		req.COD = &carrier.Money{Minor: st.COD.AmountMinor, Currency: st.COD.Currency}
 	}
 	return req
-}
-
-func address(a domain.Address) carrier.Address {
-	return carrier.Address{StreetName: a.StreetName, HouseNumber: a.HouseNumber, ApartmentNumber: a.ApartmentNumber,
-		City: a.CityName, PostalCode: a.PostalCode, CountryCode: a.CountryCode}
 }

@@ -22,7 +22,7 @@ func TestBookRecordsTheCarriersAnswer(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	cmd := request("sh_1", 2)
-	cmd.COD = &carrier.Money{Minor: 15000, Currency: "CZK"}
+	withCOD(&cmd)
 	f.created(t, cmd)
 	f.clock.Advance(time.Minute)
 	if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"}); err != nil {
@@ -56,8 +56,8 @@ func TestBookRecordsTheCarriersAnswer(t *testing.T) {
 	}
 	req := f.carrier.requests[0]
 	if req.Reference != "ORDER-sh_1" || req.ProductType != "STANDARD_COD" || req.LabelFormat != "pdf" ||
-		!req.ShippingDate.Equal(time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)) || req.COD == nil || *req.COD != *cmd.COD ||
-		req.Sender.Email != "s@example.com" || req.Recipient.Phone != "+420123456789" || req.Origin.City != "Praha" ||
+		!req.ShippingDate.Equal(time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)) || req.COD == nil || *req.COD != cod ||
+		req.Sender.Email != "s@example.com" || req.Recipient.Phone != "+420123456789" || req.Origin.CityName != "Praha" ||
 		req.Destination.PostalCode != "60200" || len(req.Parcels) != 2 || req.Parcels[1].Height != 11 || req.Parcels[0].WeightUnit != "KG" {
 		t.Errorf("carrier request %+v", req)
 	}

@@ -8,7 +8,6 @@ import (
 	channels "shipd/modules/channels/contract"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/shipments/domain"
-	"shipd/platform/carrier"
 	"shipd/platform/fault"
 )
 
@@ -23,7 +22,6 @@ func TestCreateRefusesWhatTheChannelOrCarrierCannotTake(t *testing.T) {
 			f.channels.Put(ch)
 		}
 	}
-	cod := &carrier.Money{Minor: 15000, Currency: "CZK"}
 	for _, tc := range []struct {
 		name  string
 		setup func(*fixture)
@@ -34,6 +32,11 @@ func TestCreateRefusesWhatTheChannelOrCarrierCannotTake(t *testing.T) {
 			want: map[string]string{"shipping_channel_id": "does not name a shipping channel of this account"}},
 		{name: "channel inactive", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Status = "invalid" }),
 			want: map[string]string{"shipping_channel_id": "this one is invalid; validate it first"}},
+		// A request's own problems are answered before its channel is
+		// looked up (ADR 0036): the unknown channel is not named.
+		{name: "the request's own problems first", cmd: func(c *command.CreateShipment) {
+			c.Shipment.ChannelID, c.Shipment.Recipient.EmailAddress = "ch_none", "not an address"
+		}, want: map[string]string{"recipient_contact.email_address": "must be a valid email address"}},
 		{name: "provider not offered", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = "gone" }),
 			want: map[string]string{"shipping_channel_id": "provider gone cannot create shipments"}},
 		{name: "provider only tracks", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = trackerOnlyCode }),
@@ -51,15 +54,16 @@ func TestCreateRefusesWhatTheChannelOrCarrierCannotTake(t *testing.T) {
 			cmd:  func(c *command.CreateShipment) { *c = request(c.ShipmentID, 2) },
 			want: map[string]string{"parcels": "takes at most 1 parcel per shipment; this shipment has 2"}},
 		{name: "COD the provider lacks", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = noCODCode }),
-			cmd:  func(c *command.CreateShipment) { c.COD = cod },
+			cmd:  withCOD,
 			want: map[string]string{"cash_on_delivery_amount": "provider nocod does not support cash on delivery"}},
 		{name: "COD the product lacks", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
-			cmd:  func(c *command.CreateShipment) { c.COD = cod },
+			cmd:  withCOD,
 			want: map[string]string{"cash_on_delivery_amount": "product ECONOMY of provider fake does not support cash on delivery"}},
 		{name: "every problem at once", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
 			cmd: func(c *command.CreateShipment) {
 				*c = request(c.ShipmentID, 7)
-				c.Shipment.LabelFormat, c.COD = "epl", cod
+				c.Shipment.LabelFormat = "epl"
+				withCOD(c)
 			},
 			want: map[string]string{"label_format": "prints only", "parcels": "at most 5", "cash_on_delivery_amount": "ECONOMY"}},
 	} {
@@ -118,12 +122,11 @@ func TestCreatePassesOnWhatTheChannelsFacadeSays(t *testing.T) {
 // product that carries it.
 func TestCreateChoosesProductAndLabelFormat(t *testing.T) {
 	t.Parallel()
-	cod := &carrier.Money{Minor: 15000, Currency: "CZK"}
 	for _, tc := range []struct {
 		name          string
 		settings      map[string]any
 		format        string
-		cod           *carrier.Money
+		cod           bool
 		wantProduct   string
 		wantFormat    string
 		wantCODAmount int64
@@ -133,10 +136,10 @@ func TestCreateChoosesProductAndLabelFormat(t *testing.T) {
 			wantProduct: "EXPRESS", wantFormat: "zpl"},
 		{name: "the request's format over the channel's", settings: map[string]any{"defaultLabelFormat": "zpl"}, format: "PDF",
 			wantProduct: "STANDARD", wantFormat: "pdf"},
-		{name: "COD switches to the COD product", cod: cod, wantProduct: "STANDARD_COD", wantFormat: "pdf", wantCODAmount: 15000},
-		{name: "COD on a product that carries it", settings: map[string]any{"productType": "EXPRESS"}, cod: cod,
+		{name: "COD switches to the COD product", cod: true, wantProduct: "STANDARD_COD", wantFormat: "pdf", wantCODAmount: 15000},
+		{name: "COD on a product that carries it", settings: map[string]any{"productType": "EXPRESS"}, cod: true,
 			wantProduct: "EXPRESS", wantFormat: "pdf", wantCODAmount: 15000},
-		{name: "COD on a product the provider does not list", settings: map[string]any{"productType": "SPECIAL"}, cod: cod,
+		{name: "COD on a product the provider does not list", settings: map[string]any{"productType": "SPECIAL"}, cod: true,
 			wantProduct: "SPECIAL", wantFormat: "pdf", wantCODAmount: 15000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,7 +151,10 @@ func TestCreateChoosesProductAndLabelFormat(t *testing.T) {
 			}
 			f.channels.Put(ch)
 			cmd := request("sh_1", 1)
-			cmd.Shipment.LabelFormat, cmd.COD = tc.format, tc.cod
+			cmd.Shipment.LabelFormat = tc.format
+			if tc.cod {
+				withCOD(&cmd)
+			}
 			f.created(t, cmd)
 			st := f.state(t, "sh_1")
 			if st.ProductType != tc.wantProduct || st.LabelFormat != tc.wantFormat {
@@ -188,12 +194,21 @@ func TestCreateStoresThePendingShipment(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	cmd := request("sh_new", 2)
-	cmd.Shipment.AccountID, cmd.Shipment.Provider, cmd.Shipment.Status = "acc_forged", "forged", domain.StatusDelivered
+	// A request names no account, provider or status (domain.Request has
+	// none); the one thing of the carrier's it could carry, a parcel's
+	// tracking number, is not taken from it.
+	forged := "TN-forged"
+	cmd.Shipment.Parcels[0].TrackingNumber = &forged
 	f.created(t, cmd)
 	st := f.state(t, "sh_new")
 	if st.ID != "sh_new" || st.AccountID != account || st.Provider != fakeCode || st.Status != domain.StatusPending ||
 		st.IsSuccessful != nil || st.Version != 1 || !st.CreatedAt.Equal(t0) || len(st.Parcels) != 2 || st.ReferenceNumber != "ORDER-sh_new" {
 		t.Errorf("stored %+v", st)
+	}
+	for i, p := range st.Parcels {
+		if p.TrackingNumber != nil {
+			t.Errorf("parcel %d: tracking number %q taken from the request", i, *p.TrackingNumber)
+		}
 	}
 	if got := f.events(t, 0); !slices.Equal(got, []string{"shipment.requested v1 pending"}) {
 		t.Errorf("events %v", got)

@@ -32,15 +32,21 @@ func NewUpdateShipmentHandler(repo domain.Repository, clk clock.Clock, obs useca
 	return usecase.Command(UpdateShipmentHandler{repo: repo, clock: clk}, obs)
 }
 
-// Handle saves the edit and publishes shipment.updated when anything changed.
+// Handle saves the edit and publishes shipment.updated when anything
+// changed. An edit with problems of its own is refused before the shipment
+// is looked up, whoever's it is.
 func (h UpdateShipmentHandler) Handle(ctx context.Context, cmd UpdateShipment) error {
+	if err := domain.CheckEdit(cmd.ReferenceNumber); err != nil {
+		return err
+	}
 	now := h.clock.Now()
 	_, err := h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
 		if !sh.BelongsTo(cmd.AccountID) {
 			return nil, errForeign
 		}
-		if !sh.Edit(cmd.ReferenceNumber, cmd.Metadata, cmd.EnableTracking, now) {
-			return nil, nil
+		changed, err := sh.Edit(cmd.ReferenceNumber, cmd.Metadata, cmd.EnableTracking, now)
+		if !changed || err != nil {
+			return nil, err
 		}
 		return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}, nil
 	})

@@ -87,19 +87,28 @@ func newFixture() *fixture {
 // request is a valid shipment of n parcels on account's channel, as the
 // HTTP port hands it over.
 func request(id string, n int) command.CreateShipment {
-	st := domain.State{
+	req := domain.Request{
 		ChannelID: "ch_1", ReferenceNumber: "ORDER-" + id, ShippingDate: "2026-11-03",
-		Sender:      domain.Contact{CompanyName: "Sender s.r.o.", EmailAddress: "s@example.com"},
-		Recipient:   domain.Contact{FirstName: "Jana", LastName: "Nová", PhoneNumber: "+420123456789"},
-		Origin:      domain.Address{StreetName: "Main", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"},
-		Destination: domain.Address{StreetName: "Side", HouseNumber: "2", CityName: "Brno", PostalCode: "60200", CountryCode: "CZ"},
+		Sender:      &domain.Contact{CompanyName: "Sender s.r.o.", EmailAddress: "s@example.com", PhoneNumber: "+420987654321"},
+		Recipient:   &domain.Contact{FirstName: "Jana", LastName: "Nová", EmailAddress: "jana@example.com", PhoneNumber: "+420123456789"},
+		Origin:      &domain.Address{StreetName: "Main", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"},
+		Destination: &domain.Address{StreetName: "Side", HouseNumber: "2", CityName: "Brno", PostalCode: "60200", CountryCode: "CZ"},
 		Metadata:    map[string]any{"order": id},
 	}
 	for i := range n {
-		st.Parcels = append(st.Parcels, domain.Parcel{ParcelType: "package", LengthDimension: 30, WidthDimension: 20,
+		req.Parcels = append(req.Parcels, domain.Parcel{ParcelType: "package", LengthDimension: 30, WidthDimension: 20,
 			HeightDimension: float64(10 + i), DimensionUnit: "CM", WeightAmount: 1.5, WeightUnit: "KG"})
 	}
-	return command.CreateShipment{AccountID: account, ShipmentID: id, Shipment: st}
+	return command.CreateShipment{AccountID: account, ShipmentID: id, Shipment: req}
+}
+
+// cod is the cash on delivery withCOD asks for, in minor units.
+var cod = carrier.Money{Minor: 15000, Currency: "CZK"}
+
+// withCOD asks for cash on delivery of 150 CZK, as a client writes it.
+func withCOD(c *command.CreateShipment) {
+	amount, currency := 150.0, "CZK"
+	c.Shipment.CODAmount, c.Shipment.CODCurrency = &amount, &currency
 }
 
 // created makes a pending shipment through the create use case.

@@ -20,7 +20,7 @@ func Snapshot(s domain.State) contract.ShipmentSnapshot {
 		Provider: s.Provider, ProductType: s.ProductType, IsSuccessful: s.IsSuccessful, HasLabel: s.HasLabel,
 		LabelFormat: s.LabelFormat, ShippingDate: s.ShippingDate,
 		SenderContact: contract.Contact(s.Sender), RecipientContact: contract.Contact(s.Recipient),
-		OriginAddress: contract.Address(s.Origin), DestinationAddress: contract.Address(s.Destination),
+		OriginAddress: s.Origin, DestinationAddress: s.Destination,
 		Metadata: s.Metadata, EnableTracking: s.EnableTracking, AdditionalServices: s.AdditionalServices,
 		TrackingParcelIDs: s.TrackingParcelIDs, CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(),
 		Parcels: make([]contract.Parcel, len(s.Parcels)), Errors: make([]contract.Problem, len(s.Errors)),

@@ -54,7 +54,7 @@ func TestRecordTrackingProgressRecordsTheCODCollection(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	cmd := request("sh_1", 1)
-	cmd.COD = &carrier.Money{Minor: 15000, Currency: "CZK"}
+	withCOD(&cmd)
 	f.created(t, cmd)
 	if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"}); err != nil {
 		t.Fatal(err)

@@ -32,9 +32,26 @@ const (
 // channel ch) created at t0 plus minutes.
 func store(t *testing.T, repo *memory.Repository, id, ref, ch string, minutes int) *domain.Shipment {
 	t.Helper()
-	sh := domain.New(domain.State{ID: id, AccountID: account, ChannelID: ch, Provider: "fake", ReferenceNumber: ref,
-		LabelFormat: "pdf", Parcels: make([]domain.Parcel, 1)}, t0.Add(time.Duration(minutes)*time.Minute))
+	sh := shipment(t, id, account, ref, ch, t0.Add(time.Duration(minutes)*time.Minute))
 	if err := repo.Add(t.Context(), sh); err != nil {
+		t.Fatal(err)
+	}
+	return sh
+}
+
+// shipment is a pending shipment of one parcel on channel ch (of the fake
+// provider, printing pdf) of accountID, made at now as the create use case
+// makes it.
+func shipment(t *testing.T, id, accountID, ref, ch string, now time.Time) *domain.Shipment {
+	t.Helper()
+	contact := &domain.Contact{FirstName: "Jana", LastName: "Nová", EmailAddress: "j@example.com", PhoneNumber: "+420123456789"}
+	address := &domain.Address{StreetName: "Main", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"}
+	req := domain.Request{ChannelID: ch, ReferenceNumber: ref, LabelFormat: "pdf", Sender: contact, Recipient: contact,
+		Origin: address, Destination: address,
+		Parcels: []domain.Parcel{{LengthDimension: 30, WidthDimension: 20, HeightDimension: 10, WeightAmount: 1}}}
+	info := carrier.ProviderInfo{Code: "fake", LabelFormats: []string{"pdf"}, MaxParcels: 1}
+	sh, err := domain.New(id, accountID, req, info, nil, now)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return sh
@@ -133,7 +150,7 @@ func TestListShipments(t *testing.T) {
 	store(t, repo, "sh_4", "ORDER-4", "ch_1", 3)
 	book(t, repo, "sh_2")
 	book(t, repo, "sh_3")
-	foreign := domain.New(domain.State{ID: "sh_x", AccountID: stranger, ChannelID: "ch_1", ReferenceNumber: "ORDER-X"}, t0)
+	foreign := shipment(t, "sh_x", stranger, "ORDER-X", "ch_1", t0)
 	if err := repo.Add(t.Context(), foreign); err != nil {
 		t.Fatal(err)
 	}

@@ -22,10 +22,21 @@ var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
 func add(t *testing.T, repo *memory.Repository, id, number string) {
 	t.Helper()
-	p := domain.New(domain.State{ID: id, AccountID: "acc_1", ChannelID: "ch_1", TrackingNumber: number, CheckDelayHours: 6, MaxChecks: 20}, t0)
-	if err := repo.Add(t.Context(), p); err != nil {
+	if err := repo.Add(t.Context(), parcel(t, id, number)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// parcel is a parcel of acc_1 tracked through ch_1, under id, as the
+// create use case makes it.
+func parcel(t *testing.T, id, number string) *domain.Parcel {
+	t.Helper()
+	hours, checks := 6, 20
+	p, err := domain.New(id, "acc_1", "fake", domain.Request{TrackingNumber: number, ChannelID: "ch_1", CheckDelayHours: &hours, MaxChecks: &checks}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 var hub = carrier.TrackingEvent{Code: "HUB", Status: carrier.StatusInTransit, At: t0.Add(time.Hour)}
@@ -109,7 +120,7 @@ func TestNumbersAndMissingParcels(t *testing.T) {
 	repo := memory.NewRepository()
 	ctx := t.Context()
 	add(t, repo, "tp_1", "TN1")
-	dup := domain.New(domain.State{ID: "tp_2", AccountID: "acc_1", ChannelID: "ch_1", TrackingNumber: "TN1"}, t0)
+	dup := parcel(t, "tp_2", "TN1")
 	if err := repo.Add(ctx, dup); !fault.Is(err, fault.KindValidation) {
 		t.Errorf("a number tracked twice: %v", err)
 	}

@@ -72,8 +72,11 @@ var channel = channels.ChannelAccess{ID: "ch_test", AccountID: "acc_test", Name:
 func (c *checks) track(number string, age time.Duration) string {
 	c.t.Helper()
 	now := c.clk.Now()
-	p := domain.New(domain.State{ID: ids.NewAt(ids.TrackingParcel, now), AccountID: channel.AccountID, ChannelID: channel.ID,
-		Provider: sandbox.Code, TrackingNumber: number, CheckDelayHours: 6, MaxChecks: 20}, now.Add(-age))
+	p, err := domain.New(ids.NewAt(ids.TrackingParcel, now), channel.AccountID, sandbox.Code,
+		domain.Request{TrackingNumber: number, ChannelID: channel.ID}, now.Add(-age))
+	if err != nil {
+		c.t.Fatal(err)
+	}
 	if err := c.repo.Add(context.Background(), p); err != nil {
 		c.t.Fatal(err)
 	}

@@ -217,7 +217,8 @@ func TestChecksEnd(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	cmd := newParcel("tp_1", "TN1")
-	cmd.Parcel.MaxChecks = 1
+	one := 1
+	cmd.Parcel.MaxChecks = &one
 	if err := f.create.Handle(t.Context(), cmd); err != nil {
 		t.Fatal(err)
 	}

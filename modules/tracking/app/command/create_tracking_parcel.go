@@ -12,12 +12,12 @@ import (
 	"shipd/platform/usecase"
 )
 
-// CreateTrackingParcel is a checked request to track a carrier's parcel.
+// CreateTrackingParcel is a client's request to track a carrier's parcel.
 // The caller chooses its id, and reads it back by it.
 type CreateTrackingParcel struct {
 	AccountID string
 	ParcelID  string
-	Parcel    domain.State // tracking number, channel, recipient, check settings, external data
+	Parcel    domain.Request
 }
 
 // CreateTrackingParcelHandler starts tracking parcels.
@@ -34,9 +34,13 @@ func NewCreateTrackingParcelHandler(repo domain.Repository, ch channels.Channels
 	return usecase.Command(CreateTrackingParcelHandler{repo: repo, channels: ch, providers: providers, clock: clk}, obs)
 }
 
-// Handle checks the channel and stores the parcel with its first check due
-// at once; the checker worker asks the carrier afterwards.
+// Handle refuses a request with problems of its own before it looks at
+// the channel, then checks the channel and stores the parcel with its first
+// check due at once; the checker worker asks the carrier afterwards.
 func (h CreateTrackingParcelHandler) Handle(ctx context.Context, cmd CreateTrackingParcel) error {
+	if err := cmd.Parcel.Check(); err != nil {
+		return err
+	}
 	ch, err := channels.ActiveChannel(ctx, h.channels, cmd.AccountID, cmd.Parcel.ChannelID)
 	if err != nil {
 		return err
@@ -45,11 +49,10 @@ func (h CreateTrackingParcelHandler) Handle(ctx context.Context, cmd CreateTrack
 		return fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot track parcels")
 	}
 	now := h.clock.Now()
-	st := cmd.Parcel
-	st.ID = cmd.ParcelID
-	st.AccountID = cmd.AccountID
-	st.Provider = ch.Provider
-	p := domain.New(st, now)
+	p, err := domain.New(cmd.ParcelID, cmd.AccountID, ch.Provider, cmd.Parcel, now)
+	if err != nil {
+		return err
+	}
 	return h.repo.Add(ctx, p, contract.TrackingParcelCreated{TrackingParcelEvent: parcelEvent(p, now)})
 }
 

@@ -67,7 +67,8 @@ func TestCreateTrackingParcelStoresItDueAtOnce(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	cmd := newParcel("tp_1", "TN1")
-	cmd.Parcel.AccountID, cmd.Parcel.Provider, cmd.Parcel.Status, cmd.Parcel.ChecksDone = "acc_forged", "forged", carrier.StatusDelivered, 7
+	// The request names no account, provider, status or checks done
+	// (domain.Request has none): they are the command's and the channel's.
 	if err := f.create.Handle(t.Context(), cmd); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +104,22 @@ func TestCreateTrackingParcelRefusesANumberTrackedAlready(t *testing.T) {
 		t.Errorf("error %v, want the store's", err)
 	}
 	if got := f.events(t, 1); len(got) != 0 {
+		t.Errorf("published %v", got)
+	}
+}
+
+// A request's own problems are answered before its channel is looked up
+// (ADR 0036): a bad number through another account's channel is a field's
+// fault, not forbidden.
+func TestCreateTrackingParcelAnswersTheRequestsProblemsFirst(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	ch := activeChannel()
+	ch.AccountID = stranger
+	f.channels.Put(ch)
+	wantFields(t, f.create.Handle(t.Context(), newParcel("tp_1", "TN_1")),
+		map[string]string{"tracking_number": "may hold only letters, digits and hyphens"})
+	if got := f.repo.Published(); len(got) != 0 {
 		t.Errorf("published %v", got)
 	}
 }

@@ -32,15 +32,20 @@ func NewUpdateTrackingParcelHandler(repo domain.Repository, clk clock.Clock, obs
 }
 
 // Handle applies the edit and publishes tracking_parcel.updated when
-// something changed.
+// something changed. An edit with problems of its own is refused before the
+// parcel is looked up, whoever's it is.
 func (h UpdateTrackingParcelHandler) Handle(ctx context.Context, cmd UpdateTrackingParcel) error {
+	if err := domain.CheckEdit(cmd.RecipientName, cmd.RecipientEmail, cmd.RecipientPhone); err != nil {
+		return err
+	}
 	now := h.clock.Now()
 	_, err := h.repo.Update(ctx, cmd.ID, func(p *domain.Parcel) ([]domain.Event, error) {
 		if !p.BelongsTo(cmd.AccountID) {
 			return nil, notYours()
 		}
-		if !p.Edit(cmd.RecipientName, cmd.RecipientEmail, cmd.RecipientPhone, cmd.ExternalData, now) {
-			return nil, nil
+		changed, err := p.Edit(cmd.RecipientName, cmd.RecipientEmail, cmd.RecipientPhone, cmd.ExternalData, now)
+		if !changed || err != nil {
+			return nil, err
 		}
 		return []domain.Event{contract.TrackingParcelUpdated{TrackingParcelEvent: parcelEvent(p, now)}}, nil
 	})

@@ -91,9 +91,10 @@ func newFixture() *fixture {
 
 // newParcel is a request to track number through account's channel.
 func newParcel(id, number string) command.CreateTrackingParcel {
-	return command.CreateTrackingParcel{AccountID: account, ParcelID: id, Parcel: domain.State{
+	hours, checks := int(delay/time.Hour), 20
+	return command.CreateTrackingParcel{AccountID: account, ParcelID: id, Parcel: domain.Request{
 		TrackingNumber: number, ChannelID: "ch_1", Recipient: domain.Recipient{Name: "Jana Nová", Email: "jana@example.com"},
-		CheckDelayHours: int(delay / time.Hour), MaxChecks: 20, ExternalData: map[string]any{"order": id}}}
+		CheckDelayHours: &hours, MaxChecks: &checks, ExternalData: map[string]any{"order": id}}}
 }
 
 // tracked makes a parcel through the create use case.

@@ -39,10 +39,11 @@ func TestScheduledCheckRecordsItsOutcome(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	for _, id := range []string{"tp_answered", "tp_failed", "tp_stopped"} {
-		f.tracked(t, id, "TN-"+id)
+		// A tracking number holds only letters, digits and hyphens.
+		f.tracked(t, id, "TN-"+strings.ToUpper(strings.TrimPrefix(id, "tp_")))
 	}
 	f.carrier.onTrack = func(_ context.Context, req carrier.TrackingRequest) (carrier.Tracking, error) {
-		if req.TrackingNumber == "TN-tp_failed" {
+		if req.TrackingNumber == "TN-FAILED" {
 			return carrier.Tracking{}, unavailable("503")
 		}
 		return carrier.Tracking{Recognized: true, Events: []carrier.TrackingEvent{scan("HUB", carrier.StatusInTransit, 1)}}, nil

@@ -41,11 +41,8 @@ func NewTrackShipmentParcelsHandler(repo domain.Repository, clk clock.Clock, obs
 func (h TrackShipmentParcelsHandler) Handle(ctx context.Context, cmd TrackShipmentParcels) error {
 	now := h.clock.Now()
 	for _, tn := range cmd.TrackingNumbers {
-		p := domain.New(domain.State{
-			ID: ids.NewAt(ids.TrackingParcel, now), AccountID: cmd.AccountID, ChannelID: cmd.ChannelID, Provider: cmd.Provider,
-			TrackingNumber: tn, ShipmentID: cmd.ShipmentID, Recipient: cmd.Recipient,
-			CheckDelayHours: domain.DefaultCheckDelayHours, MaxChecks: domain.DefaultMaxChecks, AwaitsCOD: cmd.CashOnDelivery,
-		}, now)
+		p := domain.NewForShipment(ids.NewAt(ids.TrackingParcel, now), cmd.AccountID, cmd.ChannelID, cmd.Provider, cmd.ShipmentID, tn,
+			cmd.Recipient, cmd.CashOnDelivery, now)
 		err := h.repo.Add(ctx, p, contract.TrackingParcelCreated{TrackingParcelEvent: parcelEvent(p, now)})
 		if fault.Is(err, fault.KindValidation) {
 			slog.InfoContext(ctx, "shipment parcel already tracked", "shipment_id", cmd.ShipmentID, "tracking_number", tn)

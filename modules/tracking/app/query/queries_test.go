@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,8 +34,12 @@ var errDatabase = errors.New("connection reset by peer")
 // store adds a parcel of acc tracked through ch, made minutes after t0.
 func store(t *testing.T, repo *memory.Repository, id, acc, ch, number string, minutes int) {
 	t.Helper()
-	p := domain.New(domain.State{ID: id, AccountID: acc, ChannelID: ch, Provider: "fake", TrackingNumber: number,
-		CheckDelayHours: 6, MaxChecks: 20}, t0.Add(time.Duration(minutes)*time.Minute))
+	hours, checks := 6, 20
+	p, err := domain.New(id, acc, "fake", domain.Request{TrackingNumber: number, ChannelID: ch, CheckDelayHours: &hours, MaxChecks: &checks},
+		t0.Add(time.Duration(minutes)*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := repo.Add(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +60,9 @@ func TestClaimDueChecks(t *testing.T) {
 		{"tp_1", account, "ch_1"}, {"tp_2", account, "ch_1"}, {"tp_3", account, "ch_1"},
 		{"tp_4", account, "ch_2"}, {"tp_5", stranger, "ch_3"}, {"tp_6", account, "ch_gone"},
 	} {
-		store(t, repo, p.id, p.acc, p.ch, "TN"+p.id, i)
+		store(t, repo, p.id, p.acc, p.ch, "TN-"+strings.TrimPrefix(p.id, "tp_"), i)
 	}
-	store(t, repo, "tp_later", account, "ch_1", "TN_later", 120) // due after the clock's time
+	store(t, repo, "tp_later", account, "ch_1", "TN-LATER", 120) // due after the clock's time
 	chs := memory.NewChannels(channel("ch_1", account), channel("ch_2", account), channel("ch_3", stranger))
 	claim := query.NewClaimDueChecksHandler(memory.NewCheckQueue(repo, clk), chs, usecasetest.Observer())
 

@@ -24,8 +24,11 @@ func newStore(t *testing.T, subs ...string) (*memory.Store, *clock.Manual) {
 	clk := clock.NewManual(t0)
 	s := memory.NewStore(clk)
 	for i, id := range subs {
-		sub := domain.NewSubscription(id, "acc_1", domain.Fields{Name: id, URL: "https://example.com/" + id,
-			Events: []string{"shipment.updated"}, Secret: "secret", Active: true}, t0.Add(time.Duration(i)*time.Second))
+		sub, err := domain.NewSubscription(id, "acc_1", domain.Fields{Name: id, URL: "https://example.com/" + id,
+			Events: []string{"shipment.updated"}, Secret: "secret-" + id, Active: true}, command.EventTypes, t0.Add(time.Duration(i)*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := s.Add(t.Context(), sub); err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,11 @@ func NewCreateSubscriptionHandler(repo domain.Repository, clk clock.Clock, obs u
 	return usecase.Command(CreateSubscriptionHandler{repo: repo, clock: clk}, obs)
 }
 
-// Handle stores the subscription.
+// Handle stores the subscription, if its fields keep the rules.
 func (h CreateSubscriptionHandler) Handle(ctx context.Context, cmd CreateSubscription) error {
-	return h.repo.Add(ctx, domain.NewSubscription(cmd.SubscriptionID, cmd.AccountID, cmd.Fields, h.clock.Now()))
+	sub, err := domain.NewSubscription(cmd.SubscriptionID, cmd.AccountID, cmd.Fields, EventTypes, h.clock.Now())
+	if err != nil {
+		return err
+	}
+	return h.repo.Add(ctx, sub)
 }

@@ -27,14 +27,17 @@ func NewUpdateSubscriptionHandler(repo domain.Repository, clk clock.Clock, obs u
 	return usecase.Command(UpdateSubscriptionHandler{repo: repo, clock: clk}, obs)
 }
 
-// Handle updates the subscription.
+// Handle updates the subscription. A change with problems of its own is
+// refused before the subscription is looked up, whoever's it is.
 func (h UpdateSubscriptionHandler) Handle(ctx context.Context, cmd UpdateSubscription) error {
+	if err := cmd.Change.Check(EventTypes); err != nil {
+		return err
+	}
 	_, err := h.repo.Update(ctx, cmd.ID, func(s *domain.Subscription) error {
 		if !s.BelongsTo(cmd.AccountID) {
 			return NotYours()
 		}
-		s.Apply(cmd.Change, h.clock.Now())
-		return nil
+		return s.Apply(cmd.Change, EventTypes, h.clock.Now())
 	})
 	return err
 }

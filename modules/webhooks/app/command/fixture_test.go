@@ -107,6 +107,19 @@ func (f *fixture) subscribed(t *testing.T, account, id string, events ...string)
 	}
 }
 
+// stored puts in the store, as a repository may hold it, an active
+// subscription id of account to events, which need not be the event types
+// offered now (a subscription keeps those it chose), at
+// https://hooks.example.com/<id> with the secret "secret-<id>", made at t0.
+func (f *fixture) stored(t *testing.T, account, id string, events ...string) {
+	t.Helper()
+	sub := domain.Restore(domain.Stored{ID: id, AccountID: account, Name: id, URL: "https://hooks.example.com/" + id, Events: events,
+		Secret: "secret-" + id, Active: true, Version: 1, CreatedAt: t0, UpdatedAt: t0})
+	if err := f.store.Add(t.Context(), sub); err != nil {
+		t.Fatalf("storing %s: %v", id, err)
+	}
+}
+
 // happened fans out the event id of type about the channel channelID of
 // account, at the clock's time.
 func (f *fixture) happened(t *testing.T, id, eventType, account, channelID string) {

@@ -2,10 +2,19 @@
 package command
 
 import (
+	"slices"
+
+	channels "shipd/modules/channels/contract"
+	shipments "shipd/modules/shipments/contract"
+	tracking "shipd/modules/tracking/contract"
 	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/fault"
 )
+
+// EventTypes are the event types a subscription may choose: every public
+// event of the other modules.
+var EventTypes = slices.Concat(channels.EventTypes, shipments.PublicEventTypes, tracking.EventTypes)
 
 // Record is the subscription as the API shows it, secret masked.
 func Record(s *domain.Subscription) contract.Subscription {

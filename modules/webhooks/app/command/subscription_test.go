@@ -27,7 +27,8 @@ func TestCreateSubscriptionStoresItAsGiven(t *testing.T) {
 		t.Fatalf("stored %+v, want %+v", got, want)
 	}
 	f.store.Interfere(failingOn("Add"))
-	if err := f.create.Handle(t.Context(), command.CreateSubscription{AccountID: acme, SubscriptionID: "wh_2"}); !errors.Is(err, errDatabase) {
+	if err := f.create.Handle(t.Context(), command.CreateSubscription{AccountID: acme, SubscriptionID: "wh_2", Fields: domain.Fields{
+		Name: "Other", URL: "https://hooks.example.com/other", Events: []string{created}, Secret: "chosen-secret"}}); !errors.Is(err, errDatabase) {
 		t.Fatalf("failing repository: %v", err)
 	}
 }

@@ -1,0 +1,204 @@
+package domain_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"shipd/modules/channels/domain"
+	"shipd/platform/carrier"
+	"shipd/platform/fault"
+)
+
+var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
+
+// acme is a provider whose settings have a schema like the carriers'.
+type acme struct{}
+
+func (acme) Info() carrier.ProviderInfo {
+	return carrier.ProviderInfo{Code: "acme", Settings: []carrier.Setting{
+		{Key: "clientId", Type: carrier.TypeString, Required: true},
+		{Key: "clientSecret", Type: carrier.TypeString, Required: true, Secret: true},
+		{Key: "mode", Type: carrier.TypeString, Enum: []string{"live", "test"}},
+	}}
+}
+
+func (acme) ValidateCredentials(context.Context, carrier.Settings) error { return nil }
+
+var (
+	providers = carrier.NewRegistry(acme{})
+	none      = carrier.NewRegistry() // acme is no longer offered
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// fields is err's field problems; nil for no error, and a test failure for
+// an error of another kind.
+func fields(t *testing.T, err error) map[string][]string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	fe, ok := fault.As(err)
+	if !ok || fe.Kind != fault.KindValidation {
+		t.Fatalf("error %v is no validation fault", err)
+	}
+	return fe.Fields
+}
+
+func one(path, message string) map[string][]string { return map[string][]string{path: {message}} }
+
+func settings() map[string]any { return map[string]any{"clientId": "c", "clientSecret": "s"} }
+
+// The rules of a new channel: a case that passes and one that fails with
+// the path and message the API answers.
+func TestNewChannelRules(t *testing.T) {
+	const unknown = "is not a setting of provider acme (known: clientId, clientSecret, mode)"
+	tests := []struct {
+		name                   string
+		chName, desc, provider string
+		settings               map[string]any
+		want                   map[string][]string // nil: passes
+	}{
+		{"name of 255 and white space", "  " + strings.Repeat("é", 255) + " ", "", "acme", settings(), nil},
+		{"name blank", " ", "", "acme", settings(), one("name", "is required")},
+		{"name of 256", strings.Repeat("é", 256), "", "acme", settings(), one("name", "must be at most 255 characters")},
+		{"description of 2000", "Main", strings.Repeat("é", 2000), "acme", settings(), nil},
+		{"description of 2001, alone of every problem", "", strings.Repeat("é", 2001), "", nil,
+			one("description", "must be at most 2000 characters")},
+		{"provider required", "Main", "", "", settings(), one("provider", "is required")},
+		{"provider not offered", "Main", "", "pigeon", settings(), one("provider", "must be one of the providers of GET /v1/providers")},
+		{"settings of the schema", "Main", "", "acme", map[string]any{"clientId": "c", "clientSecret": "s", "mode": "test"}, nil},
+		{"no settings", "Main", "", "acme", nil, map[string][]string{"settings.clientId": {"is required"}, "settings.clientSecret": {"is required"}}},
+		{"settings against the schema", "Main", "", "acme", map[string]any{"clientId": true, "clientSecret": " ", "mode": "live!", "colour": "red"},
+			map[string][]string{"settings.clientId": {"must be a string"}, "settings.clientSecret": {"must not be empty"},
+				"settings.mode": {"must be one of: live, test"}, "settings.colour": {unknown}}},
+		{"every problem but the description at once", "", "", "acme", map[string]any{"colour": "red"}, map[string][]string{
+			"name": {"is required"}, "settings.clientId": {"is required"}, "settings.clientSecret": {"is required"}, "settings.colour": {unknown}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch, err := domain.NewChannel("ch_1", "acc_1", tt.chName, tt.desc, tt.provider, tt.settings, providers, t0)
+			if got := fields(t, err); !reflect.DeepEqual(got, tt.want) || (err == nil) != (ch != nil) {
+				t.Errorf("NewChannel = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A new channel is a draft under its name without white space around, its
+// secret settings masked.
+func TestNewChannel(t *testing.T) {
+	ch, err := domain.NewChannel("ch_1", "acc_1", " Main ", "for parcels", "acme", settings(), providers, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ch.Snapshot()
+	if s.Name != "Main" || s.Status != "draft" || s.Settings["clientSecret"] != domain.MaskedSecret || s.Settings["clientId"] != "c" ||
+		ch.Settings()["clientSecret"] != "s" || ch.Version() != 1 || !s.CreatedAt.Equal(t0) {
+		t.Errorf("new channel %+v", s)
+	}
+}
+
+// validated is an active channel of acme.
+func validated(t *testing.T) *domain.Channel {
+	t.Helper()
+	ch, err := domain.NewChannel("ch_1", "acc_1", "Main", "", "acme", settings(), providers, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.ValidationPassed(t0)
+	return ch
+}
+
+// The rules of an edit: a case that passes and one that fails with the
+// path and message the API answers; a refused edit changes nothing.
+func TestEditRules(t *testing.T) {
+	tests := []struct {
+		name      string
+		edit      domain.Edit
+		providers domain.Providers
+		want      map[string][]string // nil: passes
+		after     func(t *testing.T, s domain.Snapshot, settings map[string]any)
+	}{
+		{"renamed", domain.Edit{Name: ptr("  Renamed ")}, providers, nil, func(t *testing.T, s domain.Snapshot, _ map[string]any) {
+			if s.Name != "Renamed" || s.Status != "active" {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"name blank", domain.Edit{Name: ptr("")}, providers, one("name", "is required"), nil},
+		{"name of 256", domain.Edit{Name: ptr(strings.Repeat("n", 256))}, providers, one("name", "must be at most 255 characters"), nil},
+		{"described", domain.Edit{Description: ptr(strings.Repeat("d", 2000))}, providers, nil, nil},
+		{"description of 2001, alone of every problem", domain.Edit{Description: ptr(strings.Repeat("d", 2001)), Name: ptr(""), Status: ptr("x")},
+			providers, one("description", "must be at most 2000 characters"), nil},
+		{"settings replaced, the masked secret kept: back to draft", domain.Edit{Settings: map[string]any{"clientId": "c2", "clientSecret": domain.MaskedSecret}},
+			providers, nil, func(t *testing.T, s domain.Snapshot, settings map[string]any) {
+				if s.Status != "draft" || s.ValidatedAt != nil || settings["clientId"] != "c2" || settings["clientSecret"] != "s" {
+					t.Errorf("%+v %v", s, settings)
+				}
+			}},
+		{"the same settings sent back: still active", domain.Edit{Settings: map[string]any{"clientId": "c", "clientSecret": domain.MaskedSecret}},
+			providers, nil, func(t *testing.T, s domain.Snapshot, _ map[string]any) {
+				if s.Status != "active" {
+					t.Errorf("%+v", s)
+				}
+			}},
+		{"settings merged, a null removing a key", domain.Edit{Settings: map[string]any{"mode": "test", "clientId": "c3"}, MergeSettings: true},
+			providers, nil, func(t *testing.T, _ domain.Snapshot, settings map[string]any) {
+				if !reflect.DeepEqual(settings, map[string]any{"clientId": "c3", "clientSecret": "s", "mode": "test"}) {
+					t.Errorf("%v", settings)
+				}
+			}},
+		{"a required setting removed by a merge", domain.Edit{Settings: map[string]any{"clientId": nil}, MergeSettings: true},
+			providers, one("settings.clientId", "is required"), nil},
+		{"settings replaced without a required one", domain.Edit{Settings: map[string]any{"clientId": "c"}},
+			providers, one("settings.clientSecret", "is required"), nil},
+		{"settings of a provider no longer offered", domain.Edit{Settings: settings()}, none,
+			one("settings", "cannot change: provider acme is no longer offered"), nil},
+		{"paused", domain.Edit{Status: ptr("inactive")}, providers, nil, func(t *testing.T, s domain.Snapshot, _ map[string]any) {
+			if s.Status != "inactive" {
+				t.Errorf("%+v", s)
+			}
+		}},
+		{"a status it has", domain.Edit{Status: ptr("active")}, providers, nil, nil},
+		{"no status", domain.Edit{Status: ptr("paused")}, providers, one("status", "must be active or inactive"), nil},
+		{"a status the service sets", domain.Edit{Status: ptr("draft")}, providers, one("status", "must be active or inactive"), nil},
+		{"active with settings not validated", domain.Edit{Name: ptr("Renamed"), Settings: map[string]any{"clientId": "c2", "clientSecret": "s2"}, Status: ptr("active")},
+			providers, one("status", "cannot become active before its settings pass validation: POST /v1/shipping-channels/ch_1/validate"), nil},
+		{"every problem but the description at once", domain.Edit{Name: ptr(" "), Settings: map[string]any{"clientId": 1.0}, Status: ptr("x")}, providers,
+			map[string][]string{"name": {"is required"}, "settings.clientId": {"must be a string"}, "settings.clientSecret": {"is required"},
+				"status": {"must be active or inactive"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := validated(t)
+			before, settingsBefore := ch.Snapshot(), ch.Settings()
+			err := ch.Edit(tt.edit, tt.providers)
+			if got := fields(t, err); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Edit = %v, want %v", got, tt.want)
+			}
+			if err != nil {
+				if !reflect.DeepEqual(ch.Snapshot(), before) || !reflect.DeepEqual(ch.Settings(), settingsBefore) {
+					t.Errorf("a refused edit changed %+v %v", ch.Snapshot(), ch.Settings())
+				}
+				return
+			}
+			if tt.after != nil {
+				tt.after(t, ch.Snapshot(), ch.Settings())
+			}
+		})
+	}
+}
+
+// A description too long is answered alone, and the same whoever asks:
+// CheckDescription is what NewChannel and Edit check first.
+func TestCheckDescription(t *testing.T) {
+	if err := domain.CheckDescription(strings.Repeat("é", 2000)); err != nil {
+		t.Errorf("2000 characters: %v", err)
+	}
+	if got := fields(t, domain.CheckDescription(strings.Repeat("é", 2001))); !reflect.DeepEqual(got, one("description", "must be at most 2000 characters")) {
+		t.Errorf("2001 characters: %v", got)
+	}
+}
