@@ -91,7 +91,8 @@ func (e *Env) startSplit() *Instance {
 		upstreams[m] = []string{u.Host}
 	}
 	proxy := StartProxy(e.t, upstreams)
-	return &Instance{URL: proxy, env: e, stop: func() error {
+	e.processes = processes
+	return &Instance{URL: proxy, Logs: e.Logs, env: e, stop: func() error {
 		var errs []error
 		for _, in := range processes {
 			errs = append(errs, in.Stop())
