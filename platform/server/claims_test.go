@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"shipd/platform/apptest"
 	"shipd/platform/server"
 )
 
@@ -59,10 +60,16 @@ func TestClaimLoopShutdownFinishesInFlightAndReleasesQueued(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	finished := make(chan error, 1)
 	go func() { finished <- loop.Run(ctx) }()
-	for range concurrency { // both slots busy, the queue full behind them
+	for range concurrency { // both slots busy
 		<-started
 	}
-	time.Sleep(50 * time.Millisecond) // let the claimer refill the queue
+	// The claimer refills the queue behind them: a first claim of a full
+	// queue, then one of the room the busy slots made.
+	apptest.Eventually(t, 5*time.Second, "the queue refilled", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return next == 2*concurrency+concurrency
+	})
 	cancel()
 	select {
 	case err := <-finished:
@@ -131,6 +138,7 @@ func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
 	)
 	wake := make(chan struct{}, 1)
 	done := make(chan int, 10)
+	claimed := make(chan struct{}, 10) // a claim returned
 	loop := server.ClaimLoop[int]{
 		Name: "test", Every: time.Hour, Concurrency: 1, Wake: wake,
 		Claim: func(_ context.Context, limit int) ([]int, error) {
@@ -139,6 +147,7 @@ func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
 			n := min(limit, len(due))
 			items := due[:n]
 			due = due[n:]
+			claimed <- struct{}{}
 			return items, nil
 		},
 		Do: func(_ context.Context, item int) { done <- item },
@@ -148,7 +157,13 @@ func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
 	finished := make(chan error, 1)
 	go func() { finished <- loop.Run(ctx) }()
 	for i := range 3 {
-		time.Sleep(20 * time.Millisecond) // the loop has found nothing due and waits for its tick
+		// The loop's latest claim, the first or the one that took item i-1,
+		// left it dry: it waits for its hourly tick, or a wake.
+		select {
+		case <-claimed:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no claim before item %d", i)
+		}
 		mu.Lock()
 		due = append(due, i)
 		mu.Unlock()
