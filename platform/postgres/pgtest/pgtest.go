@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -23,7 +25,8 @@ import (
 )
 
 // NewDatabase creates a database for t from a migrated template, and drops
-// it when t ends. It returns the database's connection string.
+// it when t ends (in the background under Main). It returns the database's
+// connection string.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv("DATABASE_URL")
@@ -41,28 +44,85 @@ func NewDatabase(t testing.TB) string {
 		t.Fatalf("preparing template database: %v", err)
 	}
 	name := "shipd_test_" + strings.ToLower(rand.Text()[:16])
-	if _, err := admin.ExecContext(ctx, `SELECT pg_advisory_lock(727274)`); err != nil {
-		t.Fatal(err)
-	}
-	_, err = admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)+` TEMPLATE `+pq.QuoteIdentifier(tmpl))
-	_, _ = admin.ExecContext(ctx, `SELECT pg_advisory_unlock(727274)`)
-	if err != nil {
+	// Tests may copy the template at the same time: CREATE DATABASE only
+	// refuses a template that sessions are connected to.
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)+` TEMPLATE `+pq.QuoteIdentifier(tmpl)); err != nil {
 		t.Fatalf("creating test database: %v", err)
 	}
-	t.Cleanup(func() {
-		drop, err := sql.Open("postgres", base)
+	drop := func() {
+		db, err := sql.Open("postgres", base)
 		if err != nil {
 			return
 		}
-		defer drop.Close()
-		_, _ = drop.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`)
+		defer db.Close()
+		if _, err := db.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`); err != nil && background.Load() {
+			fmt.Fprintf(os.Stderr, "pgtest: dropping %s: %v\n", name, err)
+		}
+	}
+	t.Cleanup(func() {
+		if !background.Load() {
+			drop()
+			return
+		}
+		drops.Go(func() {
+			dropping <- struct{}{}
+			defer func() { <-dropping }()
+			drop()
+		})
 	})
+	// No test waits for its commits to reach the disk, as on the throwaway
+	// cluster of `make test` (fsync and synchronous_commit off): on a
+	// server that syncs, each commit's flush would cost time and prove
+	// nothing a test checks.
+	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(name)+` SET synchronous_commit = off`); err != nil {
+		t.Fatalf("configuring test database: %v", err)
+	}
 	return WithDatabase(base, name)
+}
+
+var (
+	// background says Main runs the package's tests: drops go on while
+	// later tests run, and Main waits for them.
+	background atomic.Bool
+	drops      sync.WaitGroup
+	// dropping bounds the drops under way, which the server does one
+	// file at a time anyway.
+	dropping = make(chan struct{}, 2)
+)
+
+// Main runs a package's tests, from its TestMain, and returns their exit
+// code once every database they made is dropped. The drops go on in the
+// background meanwhile, so a test does not wait for its database's (most
+// of a second on a server that syncs to disk, for a few MB of files).
+func Main(m *testing.M) int {
+	background.Store(true)
+	code := m.Run()
+	drops.Wait()
+	return code
 }
 
 // template returns the name of a migrated template database, made once per
 // set of migrations and shared by every package's tests.
 func template(ctx context.Context, admin *sql.DB, base string) (string, error) {
+	templateMu.Lock()
+	defer templateMu.Unlock()
+	if templateName != "" {
+		return templateName, nil
+	}
+	name, err := makeTemplate(ctx, admin, base)
+	if err == nil {
+		templateName = name
+	}
+	return name, err
+}
+
+// templateName is the template this process found or made.
+var (
+	templateMu   sync.Mutex
+	templateName string
+)
+
+func makeTemplate(ctx context.Context, admin *sql.DB, base string) (string, error) {
 	name := "shipd_tmpl_" + migrationsHash()
 	if _, err := admin.ExecContext(ctx, `SELECT pg_advisory_lock(727273)`); err != nil {
 		return "", err
@@ -89,6 +149,10 @@ func template(ctx context.Context, admin *sql.DB, base string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// No test waits for its commits to reach the disk, as on the throwaway
+	// cluster of `make test` (fsync and synchronous_commit off): on a
+	// server that syncs, each commit's flush would cost time and prove
+	// nothing a test checks.
 	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(building)+` RENAME TO `+pq.QuoteIdentifier(name)); err != nil {
 		return "", err
 	}
