@@ -43,41 +43,109 @@ func NewDatabase(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("preparing template database: %v", err)
 	}
+	var name string
+	if background.Load() {
+		name = ahead.take(t, base, tmpl)
+	}
+	if name == "" {
+		if name, err = create(ctx, admin, tmpl); err != nil {
+			t.Fatalf("creating test database: %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		if background.Load() {
+			drops.Go(func() { dropDatabase(base, name) })
+		} else {
+			dropDatabase(base, name)
+		}
+	})
+	return WithDatabase(base, name)
+}
+
+// create makes a database from tmpl and returns its name.
+func create(ctx context.Context, admin *sql.DB, tmpl string) (string, error) {
 	name := "shipd_test_" + strings.ToLower(rand.Text()[:16])
 	// Tests may copy the template at the same time: CREATE DATABASE only
 	// refuses a template that sessions are connected to.
 	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)+` TEMPLATE `+pq.QuoteIdentifier(tmpl)); err != nil {
-		t.Fatalf("creating test database: %v", err)
+		return "", err
 	}
-	drop := func() {
-		db, err := sql.Open("postgres", base)
-		if err != nil {
-			return
-		}
-		defer db.Close()
-		if _, err := db.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`); err != nil && background.Load() {
-			fmt.Fprintf(os.Stderr, "pgtest: dropping %s: %v\n", name, err)
-		}
-	}
-	t.Cleanup(func() {
-		if !background.Load() {
-			drop()
-			return
-		}
-		drops.Go(func() {
-			dropping <- struct{}{}
-			defer func() { <-dropping }()
-			drop()
-		})
-	})
 	// No test waits for its commits to reach the disk, as on the throwaway
 	// cluster of `make test` (fsync and synchronous_commit off): on a
 	// server that syncs, each commit's flush would cost time and prove
 	// nothing a test checks.
 	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(name)+` SET synchronous_commit = off`); err != nil {
-		t.Fatalf("configuring test database: %v", err)
+		return "", err
 	}
-	return WithDatabase(base, name)
+	return name, nil
+}
+
+// made is the databases made ahead under Main: a test takes one made while
+// earlier tests ran, which starts the making of the next. As many are kept
+// ready as one test has taken so far (three for the split topology).
+type made struct {
+	mu     sync.Mutex
+	ready  []string
+	making int
+	want   int
+	taken  map[string]int // by test name
+	makers sync.WaitGroup
+	base   string
+}
+
+var ahead = &made{taken: map[string]int{}}
+
+// take returns a ready database for t, or "" when none is, and has the
+// next ones made.
+func (m *made) take(t testing.TB, base, tmpl string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.base = base
+	m.taken[t.Name()]++
+	m.want = max(m.want, m.taken[t.Name()])
+	var name string
+	if n := len(m.ready); n > 0 {
+		name, m.ready = m.ready[n-1], m.ready[:n-1]
+	}
+	m.fill(tmpl)
+	return name
+}
+
+// fill starts making databases until want are ready or being made; m.mu is
+// held.
+func (m *made) fill(tmpl string) {
+	for ; len(m.ready)+m.making < m.want; m.making++ {
+		m.makers.Go(func() {
+			name, err := func() (string, error) {
+				admin, err := sql.Open("postgres", m.base)
+				if err != nil {
+					return "", err
+				}
+				defer admin.Close()
+				return create(context.Background(), admin, tmpl)
+			}()
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.making--
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "pgtest: making a database ahead: %v\n", err)
+				return
+			}
+			m.ready = append(m.ready, name)
+		})
+	}
+}
+
+// drain drops the databases made ahead that no test took, once none is
+// being made.
+func (m *made) drain() {
+	m.makers.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, name := range m.ready {
+		drops.Go(func() { dropDatabase(m.base, name) })
+	}
+	m.ready = nil
 }
 
 var (
@@ -85,20 +153,35 @@ var (
 	// later tests run, and Main waits for them.
 	background atomic.Bool
 	drops      sync.WaitGroup
-	// dropping bounds the drops under way, which the server does one
-	// file at a time anyway.
-	dropping = make(chan struct{}, 2)
+	dropping   = make(chan struct{}, 2)
 )
 
 // Main runs a package's tests, from its TestMain, and returns their exit
-// code once every database they made is dropped. The drops go on in the
-// background meanwhile, so a test does not wait for its database's (most
-// of a second on a server that syncs to disk, for a few MB of files).
+// code once every database they made is dropped. Copying the template and
+// dropping a copy take most of a second each on a server that syncs to
+// disk; under Main both happen while other tests run: databases are made
+// ahead (see made) and dropped in the background.
 func Main(m *testing.M) int {
 	background.Store(true)
 	code := m.Run()
+	ahead.drain()
 	drops.Wait()
 	return code
+}
+
+// dropDatabase drops name, at most two at a time: the server removes their
+// files one by one anyway.
+func dropDatabase(base, name string) {
+	dropping <- struct{}{}
+	defer func() { <-dropping }()
+	db, err := sql.Open("postgres", base)
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	if _, err := db.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: dropping %s: %v\n", name, err)
+	}
 }
 
 // template returns the name of a migrated template database, made once per
