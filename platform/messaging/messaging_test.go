@@ -161,7 +161,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(end) {
 			t.Fatalf("timed out waiting: %s", what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // between polls of cond
 	}
 }
 

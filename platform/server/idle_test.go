@@ -47,7 +47,7 @@ func TestIdleInstanceIsIdle(t *testing.T) {
 	}
 	before := transactions()
 	const window = 6 * time.Second
-	time.Sleep(window)
+	time.Sleep(window) // the rate is measured over this window
 	after := transactions()
 	// The two reads are transactions of the test's own; statistics reach
 	// pg_stat_database within a second of a transaction's end.

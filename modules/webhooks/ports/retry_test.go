@@ -190,7 +190,7 @@ func TestRetentionPurgesOldLogs(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !counted() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // between polls; the counts name what is missing if they never come
 	}
 	if deliveries != 0 || bodies != 1 {
 		t.Fatalf("%d deliveries and %d bodies kept, want none and 1", deliveries, bodies)
