@@ -16,7 +16,7 @@ import (
 // the instance's database, after the start-up has settled.
 func TestIdleInstanceIsIdle(t *testing.T) {
 	if testing.Short() {
-		t.Skip("measures 6 s of idleness")
+		t.Skip("measures 11 s of idleness")
 	}
 	// Beside the tests that need no database: only this one's instance
 	// works on its database meanwhile, and mostly it waits.
@@ -26,12 +26,11 @@ func TestIdleInstanceIsIdle(t *testing.T) {
 		c.DatabaseConnMaxIdleTime = 2 * time.Second
 	}))
 	env.NewKey("idle")
-	// Start-up has settled once the pool lets go of connections it opened:
-	// they were idle for DatabaseConnMaxIdleTime.
-	opened := instanceConnections(t, env)
-	apptest.Eventually(t, 30*time.Second, "the pool closing connections start-up opened", func() bool {
-		return instanceConnections(t, env) < opened
-	})
+	// Start-up settles on timers of its own, with no signal that it has:
+	// the pool's closing of idle connections comes too early (measured:
+	// some 20 transactions/s at 3 s from the start, when it had closed
+	// some, and 7 from 5 s on).
+	time.Sleep(5 * time.Second)
 
 	transactions := func() int64 {
 		t.Helper()
