@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building shipd: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := pgtest.Main(m) // the databases the tests make are dropped while later tests run
+	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -67,7 +67,16 @@ func WithConfig(fn func(*config.Config)) Option { return func(e *Env) { fn(&e.Co
 // Start makes a fresh database, migrates it and starts one instance.
 func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	t.Helper()
-	dsn := pgtest.NewDatabase(t)
+	var dsn string
+	var moduleDSNs []string
+	if Split() {
+		// The platform's database and those of the two modules that keep
+		// theirs apart (ADR 0034), made at once.
+		dsns := pgtest.NewDatabases(t, 3)
+		dsn, moduleDSNs = dsns[0], dsns[1:]
+	} else {
+		dsn = pgtest.NewDatabase(t)
+	}
 	logs := &SyncBuffer{}
 	e := &Env{t: t, init: init, Clock: clock.Real{}, Logs: logs, Config: config.Config{
 		DatabaseURL:          dsn,
@@ -102,7 +111,7 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	t.Cleanup(func() { db.Close() })
 	e.DB = db
 	if Split() {
-		e.first = e.startSplit()
+		e.first = e.startSplit(moduleDSNs[0], moduleDSNs[1])
 	} else {
 		e.first = e.StartInstance()
 	}

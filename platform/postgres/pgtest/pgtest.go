@@ -14,7 +14,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -25,9 +24,19 @@ import (
 )
 
 // NewDatabase creates a database for t from a migrated template, and drops
-// it when t ends (in the background under Main). It returns the database's
-// connection string.
+// it when t ends. It returns the database's connection string.
 func NewDatabase(t testing.TB) string {
+	t.Helper()
+	return NewDatabases(t, 1)[0]
+}
+
+// NewDatabases is n databases of NewDatabase, made at once and dropped at
+// once. Each copy or drop takes most of a second on a server that syncs
+// to disk, and holds a transaction id meanwhile: every event subscriber of
+// the cluster waits for it (they read only below the oldest id still
+// running, ADR 0030). So they happen between a test's work, not beside it,
+// and together rather than one after the other.
+func NewDatabases(t testing.TB, n int) []string {
 	t.Helper()
 	base := os.Getenv("DATABASE_URL")
 	if base == "" {
@@ -43,23 +52,35 @@ func NewDatabase(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("preparing template database: %v", err)
 	}
-	var name string
-	if background.Load() {
-		name = ahead.take(t, base, tmpl)
+	names := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range names {
+		wg.Go(func() { names[i], errs[i] = create(ctx, admin, tmpl) })
 	}
-	if name == "" {
-		if name, err = create(ctx, admin, tmpl); err != nil {
-			t.Fatalf("creating test database: %v", err)
-		}
-	}
+	wg.Wait()
 	t.Cleanup(func() {
-		if background.Load() {
-			drops.Go(func() { dropDatabase(base, name) })
-		} else {
-			dropDatabase(base, name)
+		admin, err := sql.Open("postgres", base)
+		if err != nil {
+			return
 		}
+		defer admin.Close()
+		var wg sync.WaitGroup
+		for _, name := range names {
+			if name != "" {
+				wg.Go(func() { dropDatabase(admin, name) })
+			}
+		}
+		wg.Wait()
 	})
-	return WithDatabase(base, name)
+	dsns := make([]string, n)
+	for i, name := range names {
+		if errs[i] != nil {
+			t.Fatalf("creating test database: %v", errs[i])
+		}
+		dsns[i] = WithDatabase(base, name)
+	}
+	return dsns
 }
 
 // create makes a database from tmpl and returns its name.
@@ -75,113 +96,14 @@ func create(ctx context.Context, admin *sql.DB, tmpl string) (string, error) {
 	// server that syncs, each commit's flush would cost time and prove
 	// nothing a test checks.
 	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(name)+` SET synchronous_commit = off`); err != nil {
-		return "", err
+		return name, err
 	}
 	return name, nil
 }
 
-// made is the databases made ahead under Main: a test takes one made while
-// earlier tests ran, which starts the making of the next. As many are kept
-// ready as one test has taken so far (three for the split topology).
-type made struct {
-	mu     sync.Mutex
-	ready  []string
-	making int
-	want   int
-	taken  map[string]int // by test name
-	makers sync.WaitGroup
-	base   string
-}
-
-var ahead = &made{taken: map[string]int{}}
-
-// take returns a ready database for t, or "" when none is, and has the
-// next ones made.
-func (m *made) take(t testing.TB, base, tmpl string) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.base = base
-	m.taken[t.Name()]++
-	m.want = max(m.want, m.taken[t.Name()])
-	var name string
-	if n := len(m.ready); n > 0 {
-		name, m.ready = m.ready[n-1], m.ready[:n-1]
-	}
-	m.fill(tmpl)
-	return name
-}
-
-// fill starts making databases until want are ready or being made; m.mu is
-// held.
-func (m *made) fill(tmpl string) {
-	for ; len(m.ready)+m.making < m.want; m.making++ {
-		m.makers.Go(func() {
-			name, err := func() (string, error) {
-				admin, err := sql.Open("postgres", m.base)
-				if err != nil {
-					return "", err
-				}
-				defer admin.Close()
-				return create(context.Background(), admin, tmpl)
-			}()
-			m.mu.Lock()
-			defer m.mu.Unlock()
-			m.making--
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "pgtest: making a database ahead: %v\n", err)
-				return
-			}
-			m.ready = append(m.ready, name)
-		})
-	}
-}
-
-// drain drops the databases made ahead that no test took, once none is
-// being made.
-func (m *made) drain() {
-	m.makers.Wait()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, name := range m.ready {
-		drops.Go(func() { dropDatabase(m.base, name) })
-	}
-	m.ready = nil
-}
-
-var (
-	// background says Main runs the package's tests: drops go on while
-	// later tests run, and Main waits for them.
-	background atomic.Bool
-	drops      sync.WaitGroup
-	dropping   = make(chan struct{}, 2)
-)
-
-// Main runs a package's tests, from its TestMain, and returns their exit
-// code once every database they made is dropped. Copying the template and
-// dropping a copy take most of a second each on a server that syncs to
-// disk; under Main both happen while other tests run: databases are made
-// ahead (see made) and dropped in the background.
-func Main(m *testing.M) int {
-	background.Store(true)
-	code := m.Run()
-	ahead.drain()
-	drops.Wait()
-	return code
-}
-
-// dropDatabase drops name, at most two at a time: the server removes their
-// files one by one anyway.
-func dropDatabase(base, name string) {
-	dropping <- struct{}{}
-	defer func() { <-dropping }()
-	db, err := sql.Open("postgres", base)
-	if err != nil {
-		return
-	}
-	defer db.Close()
-	if _, err := db.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`); err != nil {
-		fmt.Fprintf(os.Stderr, "pgtest: dropping %s: %v\n", name, err)
-	}
+// dropDatabase drops name.
+func dropDatabase(admin *sql.DB, name string) {
+	_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`)
 }
 
 // template returns the name of a migrated template database, made once per
