@@ -154,10 +154,6 @@ func makeTemplate(ctx context.Context, admin *sql.DB, base string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	// No test waits for its commits to reach the disk, as on the throwaway
-	// cluster of `make test` (fsync and synchronous_commit off): on a
-	// server that syncs, each commit's flush would cost time and prove
-	// nothing a test checks.
 	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(building)+` RENAME TO `+pq.QuoteIdentifier(name)); err != nil {
 		return "", err
 	}
