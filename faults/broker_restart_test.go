@@ -43,10 +43,10 @@ func TestEventBrokerRestartDuringWrites(t *testing.T) {
 		}
 		return ""
 	})
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // the outage under the write load: its length is the scenario
 	ns.Restart()
 	restarted := time.Now()
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // the load goes on a while with the broker back
 	load.halt()
 
 	answers := load.allAnswers()
@@ -155,7 +155,7 @@ func TestShipdStartsWhileTheEventBrokerIsDown(t *testing.T) {
 	load := startWriteLoad([]client{c}, channel, "NBS", spares)
 	load.awaitAcknowledged(t, 100, "writes acknowledged with the broker down")
 	ns.Restart()
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // the load goes on a while with the broker back
 	load.halt()
 	if answers := load.allAnswers(); countOK(answers) != len(answers) {
 		t.Errorf("writes must not depend on the broker: %s", outcomes(answers))

@@ -26,7 +26,7 @@ func eventually(t *testing.T, within time.Duration, what string, check func() st
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: not within %s: %s", what, within, problem)
 		}
-		time.Sleep(pause)
+		time.Sleep(pause) // between checks, backing off
 		pause = min(pause*3/2, 200*time.Millisecond)
 	}
 }

@@ -63,7 +63,7 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 				}
 				return ""
 			})
-			time.Sleep(time.Duration(50+rand.IntN(500)) * time.Millisecond)
+			time.Sleep(time.Duration(50+rand.IntN(500)) * time.Millisecond) // a random moment of the writes to kill at
 			inFlightAtKills += int(w.inFlight.Load())
 			current.kill()
 			randomDone++
@@ -268,7 +268,7 @@ func (w *keyedWriters) write(writer int) {
 		w.mu.Unlock()
 		if a.err == nil && a.status != http.StatusConflict && a.status < 500 {
 			open = open[1:]
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // a writer's pace, not a wait
 		} else {
 			time.Sleep(50 * time.Millisecond) // the instance is down or the key busy
 		}

@@ -59,7 +59,7 @@ func TestThreeInstancesFitDefaultPostgres(t *testing.T) {
 	sampler := sampleConnections(db)
 	load := startWriteLoad(clients, channel, "POOL", spares)
 	reads := startListReads(clients, 6)
-	time.Sleep(10 * time.Second)
+	time.Sleep(10 * time.Second) // the load runs this long: the peaks are sampled under it
 	load.halt()
 	readAnswers := reads.halt()
 	peaks, peakTotal := sampler.peaks()
@@ -90,7 +90,7 @@ func TestThreeInstancesFitDefaultPostgres(t *testing.T) {
 	// Idle: each instance closes what it no longer uses.
 	var idle map[string]int
 	eventually(t, 30*time.Second, "the instances' connections settle once idle", func() string {
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // a pool closes idle connections at its own pace: look again a second on
 		idle = sampler.now()
 		for _, in := range instances {
 			if idle[in.name] >= peaks[in.name] || idle[in.name] > 20 {

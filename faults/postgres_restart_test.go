@@ -61,7 +61,7 @@ func postgresOutageDuringWrites(t *testing.T, database, what string, stop func(*
 	down := time.Now()
 	// The outage outlasts the 2 s an instance trusts a looked-up API key
 	// (ADR 0013), so authentication meets the dead database too.
-	time.Sleep(outageFor)
+	time.Sleep(outageFor) // the outage itself: its length is the scenario
 	starting := time.Now()
 	back := startPostgres(t, database)
 	var firstAck time.Time

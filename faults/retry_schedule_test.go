@@ -16,13 +16,11 @@ import (
 // code, so the code cannot move the promise unnoticed.
 var promisedRetries = []time.Duration{5 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
 
-// quiet is how long (real time) the suite watches for an attempt that must
-// not come; early is how far before a promised offset the clock is set for
-// that, which outlasts quiet with room to spare.
-const (
-	quiet = 2 * time.Second
-	early = 10 * time.Second
-)
+// early is how far before a promised offset the clock is set to see that
+// no attempt comes there: it outlasts, with room to spare, the real time
+// the suite takes to see the worker idle (idle, below), which the clock
+// runs on meanwhile.
+const early = 10 * time.Second
 
 // A receiver down for the whole retry schedule, walked through on shipd's
 // test clock (SHIPD_TEST_CLOCK_FILE): no attempt before each promised
@@ -59,6 +57,48 @@ func TestRetryScheduleOnTestClock(t *testing.T) {
 		}
 	}
 
+	// idle returns once the delivery worker has nothing left to do at the
+	// clock's present, at or after at. A marker, a channel made in an
+	// account of its own once shipd's clock reads at, has been delivered:
+	// the fan-out got past every earlier event, and the worker claimed
+	// since the clock moved, the longest overdue first. Then no delivery is
+	// leased: every attempt due by now has been made and recorded.
+	markers := newReceiver(t)
+	marker := in.client(newAccount(t, dsn, "retries-marker", 1_000_000))
+	subscribe(t, marker, markers, "/marker", []string{"shipping_channel.created"})
+	made := 0
+	idle := func(at time.Time) {
+		t.Helper()
+		// shipd reads the clock file anew every few milliseconds: a marker
+		// it made before it saw the move is made again.
+		for {
+			made++
+			ch := marker.must(t, http.MethodPost, "/v1/shipping-channels", map[string]any{"name": fmt.Sprintf("Marker %d", made), "provider": "sandbox",
+				"settings": map[string]any{"clientId": "fault-suite", "clientSecret": "fault-suite-secret"}}, http.StatusCreated)
+			if created, err := time.Parse(time.RFC3339, fmt.Sprint(ch["created_at"])); err != nil {
+				t.Fatalf("marker channel: %v", err)
+			} else if !created.Before(at.Truncate(time.Second)) {
+				break
+			}
+		}
+		eventually(t, 15*time.Second, fmt.Sprintf("%d markers delivered", made), func() string {
+			if got := len(markers.received("/marker")); got < made {
+				return fmt.Sprintf("%d delivered", got)
+			}
+			return ""
+		})
+		eventually(t, 15*time.Second, "no delivery in flight", func() string {
+			var leased int
+			if err := db.QueryRow(`SELECT count(*) FROM webhooks.deliveries WHERE outcome = 'pending' AND lease_until IS NOT NULL`).Scan(&leased); err != nil {
+				t.Fatal(err)
+			}
+			if leased > 0 {
+				return fmt.Sprintf("%d deliveries leased", leased)
+			}
+			return ""
+		})
+	}
+
 	began := time.Now()
 	eventually(t, 15*time.Second, "the first attempt logged", logged(1))
 	first := logs()[0]
@@ -72,7 +112,7 @@ func TestRetryScheduleOnTestClock(t *testing.T) {
 		// Nothing is in flight: the previous attempt is logged, its lease
 		// cleared. Just before the offset, nothing may happen.
 		clk.setTo(t, t0.Add(offset-early))
-		time.Sleep(quiet)
+		idle(t0.Add(offset - early))
 		if len(rc.received("/down")) != hits || len(logs()) != attempts {
 			t.Fatalf("attempt %d came before its promised offset %s (clock at offset - %s): %+v", number, offset, early, logs()[0])
 		}
@@ -91,8 +131,9 @@ func TestRetryScheduleOnTestClock(t *testing.T) {
 
 	// Final: a day later still, no attempt comes.
 	hits, attempts := len(rc.received("/down")), len(logs())
-	clk.setTo(t, t0.Add(promisedRetries[len(promisedRetries)-1]+24*time.Hour))
-	time.Sleep(quiet)
+	final := t0.Add(promisedRetries[len(promisedRetries)-1] + 24*time.Hour)
+	clk.setTo(t, final)
+	idle(final)
 	if len(rc.received("/down")) != hits || len(logs()) != attempts {
 		t.Errorf("an attempt after the last retry: %+v", logs()[0])
 	}
@@ -106,8 +147,8 @@ func TestRetryScheduleOnTestClock(t *testing.T) {
 		t.Errorf("the delivery is %s after %d attempts, next %v; want failed for good after %d", outcome, stored, next, 1+len(promisedRetries))
 	}
 	t.Logf("retry schedule (receiver answers 503): first attempt at t0 = %s (shipd clock); %v", t0.Format(time.RFC3339), report)
-	t.Logf("retry schedule: after #%d next_retry_at is null, the delivery is %s with %d attempts, and nothing came at +48h (watched %s); the receiver got %d POSTs; whole schedule walked in %s real",
-		attempts, outcome, stored, quiet, len(rc.received("/down")), time.Since(began).Round(100*time.Millisecond))
+	t.Logf("retry schedule: after #%d next_retry_at is null, the delivery is %s with %d attempts, and nothing came at +48h (the worker idle there); the receiver got %d POSTs; whole schedule walked in %s real",
+		attempts, outcome, stored, len(rc.received("/down")), time.Since(began).Round(100*time.Millisecond))
 }
 
 // deliveryLog is the part of an attempt log the suite checks.

@@ -104,7 +104,7 @@ func startInstanceAt(t *testing.T, name, dsn, addr string, extraEnv ...string) *
 		if time.Now().After(deadline) {
 			t.Fatalf("%s did not answer /healthz within 30 s:\n%s", name, in.tail(30))
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // between polls of /healthz
 	}
 }
 

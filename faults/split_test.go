@@ -103,15 +103,15 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 			clk.set(t, 3*time.Minute)
 		}
 		procs[name].kill()
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond) // the write load meets the dead process a while first
 		if a := c.call(http.MethodGet, otherRoute[name], nil); !a.ok() {
 			t.Errorf("with %s killed, GET %s through the proxy: %s", name, otherRoute[name], a)
 		} else {
 			served = append(served, fmt.Sprintf("%s down: GET %s %d", name, otherRoute[name], a.status))
 		}
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // down a while longer under the load
 		procs[name] = procs[name].restart(t)
-		time.Sleep(1500 * time.Millisecond)
+		time.Sleep(1500 * time.Millisecond) // the load runs on through the restarted process before the next kill
 	}
 	// Registered after the restarts, so it runs before their processes are
 	// killed at the end.

@@ -103,7 +103,7 @@ func startServe(t *testing.T, dsn string, extra ...string) *process {
 			res.Body.Close()
 			return p
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // between polls of /healthz
 	}
 	t.Fatalf("shipd serve did not answer within 30s:\n%s", p.log())
 	return nil
@@ -156,7 +156,7 @@ func TestKeysCommands(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the revoked key still works after 5 s")
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // between tries of the revoked key
 	}
 	status := runShipd(t, dsn, "migrate", "status")
 	if !strings.Contains(status, "00001_platform.sql") || strings.Contains(status, "pending") {

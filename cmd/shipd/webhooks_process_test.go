@@ -70,7 +70,7 @@ func TestDeliveryInFlightSurvivesKill(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the attempt was not made again within 30 s of the restart:\n%s", q.log())
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // between looks at the receiver
 	}
 	t.Logf("the attempt was made again %s after the kill (lease: WEBHOOK_TIMEOUT + 5 s)", time.Since(killed))
 	mu.Lock()
@@ -92,7 +92,7 @@ func TestDeliveryInFlightSurvivesKill(t *testing.T) {
 		if len(logs.Data) > 0 {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // between polls of the logs
 	}
 	if len(logs.Data) != 1 || logs.Data[0].ID != again.header.Get("X-Service-Delivery") || logs.Data[0].Status != "success" || logs.Data[0].Attempt != 1 {
 		t.Fatalf("logs after the restart: %+v\n%s", logs.Data, q.log())

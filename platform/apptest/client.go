@@ -148,7 +148,7 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 		if time.Now().After(deadline) {
 			t.Fatalf("not within %s: %s", within, what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // between polls of cond
 	}
 }
 

@@ -69,7 +69,7 @@ func (e *Env) Settled(key string, ready func(answers string) bool, paths ...stri
 			e.t.Fatalf("the answers to %v did not settle on what the test made within 30 s; the last:\n%s", paths, now)
 		}
 		last = now
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond) // answers alike this far apart count as settled
 	}
 }
 

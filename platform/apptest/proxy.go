@@ -87,7 +87,7 @@ http {
 			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 			t.Fatalf("nginx did not serve within 10s: %v\n%s", err, log)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // between polls of nginx
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"shipd/platform/config"
 	"shipd/platform/messaging/natstest"
 	"shipd/platform/postgres"
-	"shipd/platform/postgres/pgtest"
 )
 
 // Split reports whether the tests run against the split topology
@@ -30,11 +29,10 @@ func SkipInSplit(t testing.TB, why string) {
 	}
 }
 
-// moduleDatabase makes a database of its own for module, kept in
-// e.moduleDBs, and returns its URL.
-func (e *Env) moduleDatabase(module string) string {
+// moduleDatabase connects to dsn, module's database of its own, kept in
+// e.moduleDBs, and returns dsn.
+func (e *Env) moduleDatabase(module, dsn string) string {
 	e.t.Helper()
-	dsn := pgtest.NewDatabase(e.t)
 	db, err := postgres.Open(context.Background(), dsn, postgres.Pool{})
 	if err != nil {
 		e.t.Fatal(err)
@@ -62,14 +60,14 @@ func (e *Env) ModuleDB(module string) *sqlx.DB {
 // databases of their own, and nginx routing
 // deploy/nginx/shipd.conf to them. The returned Instance is the proxy; its
 // Stop stops every process.
-func (e *Env) startSplit() *Instance {
+func (e *Env) startSplit(shipmentsDSN, trackingDSN string) *Instance {
 	e.t.Helper()
 	nats := natstest.Start(e.t)
 	e.Config.EventBrokerURL = nats.URL
 	// Two modules keep their data in databases of their own (ADR 0034);
 	// channels and webhooks share the platform's.
-	e.Config.ShipmentsDatabaseURL = e.moduleDatabase("shipments")
-	e.Config.TrackingDatabaseURL = e.moduleDatabase("tracking")
+	e.Config.ShipmentsDatabaseURL = e.moduleDatabase("shipments", shipmentsDSN)
+	e.Config.TrackingDatabaseURL = e.moduleDatabase("tracking", trackingDSN)
 	e.Config.InternalToken = "apptest-internal-token-0123456789abcdef"
 	processes := map[string]*Instance{}
 	start := func(module string) {
@@ -91,7 +89,8 @@ func (e *Env) startSplit() *Instance {
 		upstreams[m] = []string{u.Host}
 	}
 	proxy := StartProxy(e.t, upstreams)
-	return &Instance{URL: proxy, env: e, stop: func() error {
+	e.processes = processes
+	return &Instance{URL: proxy, Logs: e.Logs, env: e, stop: func() error {
 		var errs []error
 		for _, in := range processes {
 			errs = append(errs, in.Stop())

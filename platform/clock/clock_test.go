@@ -57,7 +57,7 @@ func TestFromFile(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("offset %v, want about %v", got, want)
 			}
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // between polls: the file is re-read every few tens of ms
 		}
 	}
 	near(0) // no file: the real clock

@@ -207,7 +207,7 @@ func waitAlive(t *testing.T, p *postgres.Presence, want bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("presence alive = %v after 10 s, want %v", alive, want)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // between polls of the presence lock
 	}
 }
 

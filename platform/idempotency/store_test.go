@@ -55,7 +55,7 @@ func livePresence(t testing.TB, db *sqlx.DB) *postgres.Presence {
 		if time.Now().After(deadline) {
 			t.Fatal("the presence lock was not taken within 10 s")
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // between polls of the presence lock
 	}
 }
 

@@ -3,6 +3,7 @@ package messaging_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -46,6 +47,26 @@ func startForwarder(t *testing.T, e *env, url string) *messaging.Broker {
 	return broker
 }
 
+// awaitOnBroker waits until the event N=last is on the broker and returns
+// every message of test.stream there. The forwarder moves a stream in
+// order, so a test publishes last after the events it checks, to know that
+// none of those is still to come.
+func awaitOnBroker(t *testing.T, url string, last int) []*nats.RawStreamMsg {
+	t.Helper()
+	var got []*nats.RawStreamMsg
+	eventually(t, fmt.Sprintf("event %d on the broker", last), func() bool {
+		got = brokerMessages(t, url, "test.stream")
+		for _, m := range got {
+			var ev testEvent
+			if json.Unmarshal(m.Data, &ev) == nil && ev.N == last {
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
 // Every event of a stream reaches its JetStream stream in the order it was
 // committed, with its id and event type, once.
 func TestTheForwarderMovesEachStreamToTheBrokerInOrder(t *testing.T) {
@@ -60,9 +81,12 @@ func TestTheForwarderMovesEachStreamToTheBrokerInOrder(t *testing.T) {
 		got = brokerMessages(t, ns.URL, "test.stream")
 		return len(got) >= 20
 	})
-	time.Sleep(200 * time.Millisecond) // nothing more comes
-	if got = brokerMessages(t, ns.URL, "test.stream"); len(got) != 20 {
-		t.Fatalf("%d messages on the broker, want 20", len(got))
+	// A 21st, published now, is forwarded after everything before it: once
+	// it is there, nothing earlier is still to come.
+	e.publish(testEvent{N: 20})
+	got = awaitOnBroker(t, ns.URL, 20)
+	if len(got) != 21 {
+		t.Fatalf("%d messages on the broker, want 21", len(got))
 	}
 	ids := map[string]bool{}
 	for i, m := range got {
@@ -100,10 +124,10 @@ func TestEventsWaitInTheOutboxWhileTheBrokerIsDown(t *testing.T) {
 	if p := broker.Problem(); p != "" {
 		t.Errorf("broker back, yet: %s", p)
 	}
-	time.Sleep(200 * time.Millisecond)
-	got := brokerMessages(t, ns.URL, "test.stream")
-	if len(got) != 11 {
-		t.Fatalf("%d messages on the broker, want 11 (each once)", len(got))
+	e.publish(testEvent{N: 11}) // forwarded after the others: see awaitOnBroker
+	got := awaitOnBroker(t, ns.URL, 11)
+	if len(got) != 12 {
+		t.Fatalf("%d messages on the broker, want 12 (each once)", len(got))
 	}
 	for i, m := range got {
 		var ev testEvent

@@ -371,7 +371,7 @@ func TestStatementsBlockedByTheSwapUseTheNewTables(t *testing.T) {
 				t.Errorf("%d statements wait for the swap's lock, want 3", waiting)
 				return
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // between polls of pg_stat_activity
 		}
 	}
 	// Rows only the rebuilt table has, so a reader tells which table it read.

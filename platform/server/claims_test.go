@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"shipd/platform/apptest"
 	"shipd/platform/server"
 )
 
@@ -14,6 +15,7 @@ import (
 // within Drain (their context still alive), and releases every item it
 // claimed but never started; no item is both done and released.
 func TestClaimLoopShutdownFinishesInFlightAndReleasesQueued(t *testing.T) {
+	t.Parallel() // no database: beside the one parallel test that has one
 	const concurrency = 2
 	var (
 		mu       sync.Mutex
@@ -59,10 +61,16 @@ func TestClaimLoopShutdownFinishesInFlightAndReleasesQueued(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	finished := make(chan error, 1)
 	go func() { finished <- loop.Run(ctx) }()
-	for range concurrency { // both slots busy, the queue full behind them
+	for range concurrency { // both slots busy
 		<-started
 	}
-	time.Sleep(50 * time.Millisecond) // let the claimer refill the queue
+	// The claimer refills the queue behind them: a first claim of a full
+	// queue, then one of the room the busy slots made.
+	apptest.Eventually(t, 5*time.Second, "the queue refilled", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return next == 2*concurrency+concurrency
+	})
 	cancel()
 	select {
 	case err := <-finished:
@@ -95,6 +103,7 @@ func TestClaimLoopShutdownFinishesInFlightAndReleasesQueued(t *testing.T) {
 
 // Without Drain, items in flight see their context end at shutdown.
 func TestClaimLoopWithoutDrainCancelsInFlight(t *testing.T) {
+	t.Parallel() // no database: beside the one parallel test that has one
 	cancelled := make(chan struct{})
 	started := make(chan struct{})
 	var once sync.Once
@@ -125,12 +134,14 @@ func TestClaimLoopWithoutDrainCancelsInFlight(t *testing.T) {
 // Work that becomes due when other work ends is claimed when Wake says so,
 // long before the next tick.
 func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
+	t.Parallel() // no database: beside the one parallel test that has one
 	var (
 		mu  sync.Mutex
 		due []int
 	)
 	wake := make(chan struct{}, 1)
 	done := make(chan int, 10)
+	claimed := make(chan struct{}, 10) // a claim returned
 	loop := server.ClaimLoop[int]{
 		Name: "test", Every: time.Hour, Concurrency: 1, Wake: wake,
 		Claim: func(_ context.Context, limit int) ([]int, error) {
@@ -139,6 +150,7 @@ func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
 			n := min(limit, len(due))
 			items := due[:n]
 			due = due[n:]
+			claimed <- struct{}{}
 			return items, nil
 		},
 		Do: func(_ context.Context, item int) { done <- item },
@@ -148,7 +160,13 @@ func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
 	finished := make(chan error, 1)
 	go func() { finished <- loop.Run(ctx) }()
 	for i := range 3 {
-		time.Sleep(20 * time.Millisecond) // the loop has found nothing due and waits for its tick
+		// The loop's latest claim, the first or the one that took item i-1,
+		// left it dry: it waits for its hourly tick, or a wake.
+		select {
+		case <-claimed:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no claim before item %d", i)
+		}
 		mu.Lock()
 		due = append(due, i)
 		mu.Unlock()

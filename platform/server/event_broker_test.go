@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,25 +83,39 @@ func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 		return status == http.StatusOK && strings.Contains(body["event_broker"], "unreachable")
 	})
 	second := env.SandboxChannel(key, "Second", nil) // 201: the event waits in the outbox
-	time.Sleep(500 * time.Millisecond)
+	// The list reads the broker only: the one reader of the channels stream
+	// in PostgreSQL is the forwarder, which has taken the event and holds it,
+	// waiting for the broker. A list fed from PostgreSQL would have had it
+	// as soon.
+	apptest.Eventually(t, 10*time.Second, "the forwarder holding the event while the broker is down", func() bool {
+		var holding int
+		if err := env.DB.Get(&holding, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND state = 'idle in transaction' AND query LIKE '%watermill_offsets_channels%' AND now() - state_change > interval '100 milliseconds'`); err != nil {
+			t.Fatal(err)
+		}
+		return holding > 0
+	})
 	if n := listedChannels(t, env, key); n != 1 {
 		t.Fatalf("%d channels listed with the broker down: the list did not come from the broker", n)
 	}
 
 	ns.Restart()
-	apptest.Eventually(t, 30*time.Second, "the waiting event on the broker", func() bool {
-		return len(channelEventsOnBroker(t, ns.URL)) >= 2
+	// A third channel, made after the restart, is forwarded after
+	// everything before it: once it is on the broker, nothing earlier is
+	// still to come.
+	third := env.SandboxChannel(key, "Third", nil)
+	forwarded := []string{"shipping_channel.created " + first, "shipping_channel.created " + second, "shipping_channel.created " + third}
+	apptest.Eventually(t, 30*time.Second, "the third channel's creation on the broker", func() bool {
+		return slices.Contains(channelEventsOnBroker(t, ns.URL), forwarded[2])
 	})
-	time.Sleep(200 * time.Millisecond)
-	got := channelEventsOnBroker(t, ns.URL)
-	if len(got) != 2 || got[1] != "shipping_channel.created "+second {
-		t.Fatalf("on the broker: %v, want both creations once, in order", got)
+	if got := channelEventsOnBroker(t, ns.URL); !slices.Equal(got, forwarded) {
+		t.Fatalf("on the broker: %v, want every creation once, in order", got)
 	}
 	if status, body := readiness(t, env); status != http.StatusOK || body["event_broker"] != "ok" {
 		t.Fatalf("/readyz with the broker back: %d %v", status, body)
 	}
 	back := time.Now()
-	apptest.Eventually(t, 30*time.Second, "both channels listed", func() bool { return listedChannels(t, env, key) == 2 })
+	apptest.Eventually(t, 30*time.Second, "the three channels listed", func() bool { return listedChannels(t, env, key) == 3 })
 	t.Logf("the list caught up %s after the broker's events were all there", time.Since(back).Round(time.Millisecond))
 	// /metrics reports the groups' lag on the broker as on PostgreSQL.
 	metrics := string(env.Do(apptest.Request{Method: http.MethodGet, Path: "/metrics"}).Body)

@@ -57,11 +57,14 @@ func TestMetricsTellWhatTheInstanceDid(t *testing.T) {
 	env.Do(apptest.Request{Method: http.MethodGet, Path: "/no/such/path/123"})
 
 	var families map[string]*dto.MetricFamily
-	apptest.Eventually(t, 15*time.Second, "the shipment booked and the webhook sent, as /metrics tells", func() bool {
+	apptest.Eventually(t, 15*time.Second, "the shipment booked, the webhook sent and the channel events fanned out, as /metrics tells", func() bool {
 		families = scrape(t, env)
 		return value(families, "shipd_carrier_calls_total", "provider", "sandbox", "operation", "create_shipment", "outcome", "ok") == 1 &&
 			value(families, "shipd_webhook_attempts_total", "outcome", "2xx") >= 1 &&
-			value(families, "shipd_worker_queue_depth", "worker", "shipments.booking") == 0 // the booking recorded
+			value(families, "shipd_worker_queue_depth", "worker", "shipments.booking") == 0 && // the booking recorded
+			// The channel's later events (validated, status changed) reach
+			// the fan-out after the one delivered.
+			value(families, "shipd_event_handler_lag_messages", "consumer_group", "webhooks.fan_out.channels", "topic", "channels") == 0
 	})
 	if hooks.Load() == 0 {
 		t.Error("the receiver got nothing, yet the metrics count an attempt")

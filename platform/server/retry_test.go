@@ -10,6 +10,7 @@ import (
 )
 
 func TestKeepTryingUntilItWorksOrTimeIsUp(t *testing.T) {
+	t.Parallel() // seconds of its own pauses, and no database
 	down := errors.New("database unavailable")
 	calls := 0
 	err := server.KeepTrying(context.Background(), 10*time.Second, func() error {

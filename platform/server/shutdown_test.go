@@ -29,11 +29,30 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 	half := len(body) / 2
 	fmt.Fprintf(conn, "POST /v1/shipping-channels HTTP/1.1\r\nHost: shipd\r\nAuthorization: Bearer %s\r\n"+
 		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", key, len(body), body[:half])
-	time.Sleep(200 * time.Millisecond) // the handler is reading the body
+	// The rate limiter counts a request after authenticating it, just before
+	// the handler that is now waiting for the rest of the body.
+	apptest.Eventually(t, 10*time.Second, "the request counted by the rate limiter", func() bool {
+		var counted int
+		if err := env.DB.Get(&counted, `SELECT coalesce(sum(count), 0) FROM platform.rate_limit_windows`); err != nil {
+			t.Fatal(err)
+		}
+		return counted == 1
+	})
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- env.Stop() }()
-	time.Sleep(300 * time.Millisecond) // shutdown has begun
+	addr := strings.TrimPrefix(env.URL(), "http://")
+	apptest.Eventually(t, 10*time.Second, "the instance logging its shutdown and refusing new connections", func() bool {
+		if !strings.Contains(env.Logs.String(), "shipd shutting down") {
+			return false
+		}
+		probe, err := net.Dial("tcp", addr)
+		if err != nil {
+			return true
+		}
+		probe.Close()
+		return false
+	})
 	select {
 	case err := <-stopped:
 		t.Fatalf("the instance stopped with a request in flight: %v", err)

@@ -19,6 +19,8 @@ import (
 	"shipd"
 	"shipd/platform/apptest"
 	"shipd/platform/auth"
+	"shipd/platform/clock"
+	"shipd/platform/config"
 )
 
 const shipmentsPath = "/v1/shipments"
@@ -395,10 +397,24 @@ func TestCarrierRejectionAndDelete(t *testing.T) {
 }
 
 func TestTransientCarrierFailuresAreRetried(t *testing.T) {
-	env := apptest.Start(t, shipd.InitializeApp)
+	// On a clock the test moves past each retry's backoff (seconds) once
+	// the failed attempt has scheduled it, rather than wait it out.
+	clk := clock.NewManual(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk))
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)
 	id := create(t, env, key, with(shipmentBody(ch), "reference_number", "TRANSIENT-2-order"))["id"].(string)
+	for failed := 1; failed <= 2; failed++ {
+		apptest.Eventually(t, 15*time.Second, fmt.Sprintf("failed attempt %d rescheduled", failed), func() bool {
+			var rescheduled bool
+			if err := env.ModuleDB("shipments").Get(&rescheduled, `SELECT attempts = $2 AND lease_until IS NULL AND next_attempt_at > $3
+				FROM shipments.shipments WHERE id = $1`, id, failed, clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+			return rescheduled
+		})
+		clk.Advance(time.Minute)
+	}
 	sh := awaitCarrier(t, env, key, id)
 	if sh["status"] != "created" {
 		t.Fatalf("after two transient failures: %v", sh)
@@ -412,7 +428,9 @@ func TestTransientCarrierFailuresAreRetried(t *testing.T) {
 // A carrier call that hangs delays neither other shipments nor other
 // modules' events: it holds no transaction.
 func TestHangingCarrierDelaysNothingElse(t *testing.T) {
-	env := apptest.Start(t, shipd.InitializeApp)
+	// The hanging call holds its slot until shutdown ends it, after the
+	// drain (the shutdown timeout): a short one, so the test does not wait.
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.ShutdownTimeout = 200 * time.Millisecond }))
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)
 	hung := create(t, env, key, with(shipmentBody(ch), "reference_number", "HANG-forever"))["id"].(string)

@@ -229,7 +229,7 @@ func TestShipmentListAnswersInFullWhileRebuilt(t *testing.T) {
 			t.Fatalf("not within 60 s: all %d shipments in the list; list rows %d, counted %d, stored %d; created during the rebuild and not listed: %v\nwarnings and errors logged (first and last 10):\n%s\noldest open transactions:\n%s",
 				want, rows, counted, stored, missing, strings.Join(errorLines, "\n"), strings.Join(open, "\n"))
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // between polls of the list
 	}
 	for _, ref := range written {
 		if body := env.Answers(key, shipmentsPath+"?search="+ref); !strings.Contains(body, `"reference_number":"`+ref+`"`) {

@@ -55,6 +55,25 @@ func awaitChecks(t *testing.T, env *apptest.Env, key, id string, n int) map[stri
 	return tp
 }
 
+// awaitCheckerIdle waits until the checker has nothing left to do at the
+// clock's present: a parcel made now, so due at once, has been checked, and
+// no parcel is leased. A claim takes the longest overdue first, so a check
+// of anything due by now was claimed with or before the marker's, and has
+// ended; what is still unchecked is not due. The marker's carrier answers
+// 503: its check changes no status and records no carrier event.
+func awaitCheckerIdle(t *testing.T, env *apptest.Env, key, channel string) {
+	t.Helper()
+	marker := createParcel(t, env, key, map[string]any{"tracking_number": "SB600000015CZ", "shipping_channel_id": channel})["id"].(string)
+	awaitChecks(t, env, key, marker, 1)
+	apptest.Eventually(t, 10*time.Second, "no tracking check in flight", func() bool {
+		var leased int
+		if err := env.ModuleDB("tracking").Get(&leased, `SELECT count(*) FROM tracking.parcels WHERE lease_until IS NOT NULL`); err != nil {
+			t.Fatal(err)
+		}
+		return leased == 0
+	})
+}
+
 func list(t *testing.T, env *apptest.Env, key, query string) map[string]any {
 	t.Helper()
 	res := env.Do(apptest.Request{Method: http.MethodGet, Path: parcelsPath + query, Key: key})
@@ -371,7 +390,7 @@ func TestScheduledChecksFollowTheJourney(t *testing.T) {
 		t.Fatalf("updates newest first: %v", codes)
 	}
 	clk.Advance(24 * time.Hour)
-	time.Sleep(200 * time.Millisecond) // several worker polls: nothing is due
+	awaitCheckerIdle(t, env, key, ch)
 	if got := getParcel(t, env, key, id); got["checks_done"] != 6.0 {
 		t.Fatalf("checked after the journey ended: %v", got["checks_done"])
 	}
@@ -466,7 +485,11 @@ func TestHangingCarrierDelaysNothingElse(t *testing.T) {
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
 	hang := createParcel(t, env, key, map[string]any{"tracking_number": "SB700000013CZ", "shipping_channel_id": ch})["id"].(string)
-	time.Sleep(100 * time.Millisecond) // the worker has claimed it and waits on the carrier
+	apptest.Eventually(t, 5*time.Second, "the hanging check is in flight", func() bool {
+		var leased bool
+		_ = env.ModuleDB("tracking").Get(&leased, `SELECT lease_until IS NOT NULL FROM tracking.parcels WHERE id = $1`, hang)
+		return leased
+	})
 	began := time.Now()
 	ok := createParcel(t, env, key, map[string]any{"tracking_number": "SB000000014CZ", "shipping_channel_id": ch})["id"].(string)
 	awaitChecks(t, env, key, ok, 1)
@@ -522,7 +545,7 @@ func TestSeveralInstancesCheckEachParcelOnce(t *testing.T) {
 		}
 		return left == 0
 	})
-	time.Sleep(300 * time.Millisecond) // more polls by both instances: nothing is due
+	awaitCheckerIdle(t, env, key, ch)
 	var twice, updates int
 	if err := env.ModuleDB("tracking").Get(&twice, `SELECT count(*) FROM tracking.parcels WHERE (state->>'checks_done')::int <> 1`); err != nil || twice != 0 {
 		t.Fatalf("%d parcels checked more than once (%v)", twice, err)

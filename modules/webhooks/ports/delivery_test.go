@@ -103,7 +103,7 @@ func TestDeliverySignedAndLogged(t *testing.T) {
 		t.Fatalf("log get: %d %s", one.Status, one.Body)
 	}
 	// The other account's receiver got only its own account's event: none.
-	other.quiet(t, 0)
+	other.quiet(t, env, 0)
 	if len(rc.requests()) != 1 {
 		t.Fatalf("%d deliveries of one event", len(rc.requests()))
 	}

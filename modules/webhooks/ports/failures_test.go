@@ -103,7 +103,7 @@ func TestTwoInstancesDeliverEachAttemptOnce(t *testing.T) {
 		env.Do(apptest.Request{Method: http.MethodPut, Path: "/v1/shipping-channels/" + id, Key: key, Body: map[string]any{"name": fmt.Sprint("renamed-", i)}})
 	}
 	rc.await(t, 2*channels)
-	rc.quiet(t, 2*channels)
+	rc.quiet(t, env, 2*channels)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(perEvent) != 2*channels {

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,14 +67,43 @@ func (rc *receiver) await(t *testing.T, n int) []received {
 	return rc.requests()
 }
 
-// quiet checks that no further request arrives while the workers poll a
-// few times: how a test sees that something did not happen.
-func (rc *receiver) quiet(t *testing.T, n int) {
+// quiet checks that the receiver has still had n requests once the
+// delivery worker has nothing left to do (awaitDeliveriesIdle): how a test
+// sees that something did not happen.
+func (rc *receiver) quiet(t *testing.T, env *apptest.Env, n int) {
 	t.Helper()
-	time.Sleep(300 * time.Millisecond)
+	awaitDeliveriesIdle(t, env)
 	if got := len(rc.requests()); got != n {
 		t.Fatalf("%d deliveries, want still %d", got, n)
 	}
+}
+
+// markers numbers the accounts awaitDeliveriesIdle makes.
+var markers atomic.Int64
+
+// awaitDeliveriesIdle waits until the webhooks module has caught up with
+// what the test did and has nothing left to do at the instances' clock.
+// First a marker: a channel made now, in an account of its own, whose
+// event a subscription of that account receives. Its delivery means the
+// fan-out got past every earlier event of the stream (a group reads in
+// order) and the worker claimed since the clock last moved. Then no pending
+// delivery is due or leased: every attempt due by now has been made and
+// recorded. What has not arrived by then will not before the clock moves.
+func awaitDeliveriesIdle(t *testing.T, env *apptest.Env) {
+	t.Helper()
+	key := env.NewKey("marker-" + strconv.FormatInt(markers.Add(1), 10))
+	witness := newReceiver(t, answering(http.StatusNoContent))
+	subscribe(t, env, key, map[string]any{"name": "marker", "url": witness.URL, "events": []string{"shipping_channel.created"}})
+	newChannel(t, env, key, "Marker")
+	witness.await(t, 1)
+	apptest.Eventually(t, 10*time.Second, "no webhook delivery due or in flight", func() bool {
+		var busy int
+		if err := env.ModuleDB("webhooks").Get(&busy, `SELECT count(*) FROM webhooks.deliveries
+			WHERE outcome = 'pending' AND (lease_until IS NOT NULL OR next_attempt_at <= $1)`, env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		return busy == 0
+	})
 }
 
 func subscribe(t *testing.T, env *apptest.Env, key string, body map[string]any) map[string]any {

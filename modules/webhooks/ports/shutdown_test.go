@@ -2,6 +2,7 @@ package ports_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +40,10 @@ func TestShutdownFinishesAttemptInFlightAndReleasesTheRest(t *testing.T) {
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- env.Stop() }()
-	time.Sleep(200 * time.Millisecond) // shutdown has begun; the attempt is still in flight
+	webhooks := env.Process("webhooks")
+	apptest.Eventually(t, 10*time.Second, "the process delivering webhooks logs that it is shutting down", func() bool {
+		return strings.Contains(webhooks.Logs.String(), "shipd shutting down")
+	})
 	close(release)
 	if err := <-stopped; err != nil {
 		t.Fatal(err)

@@ -118,7 +118,7 @@ func (p *Process) Restart() error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("nats-server did not listen on %d within 10 s (log: %s)", p.port, p.log.Name())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // between tries to connect
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -25,6 +26,17 @@ import (
 // NewDatabase creates a database for t from a migrated template, and drops
 // it when t ends. It returns the database's connection string.
 func NewDatabase(t testing.TB) string {
+	t.Helper()
+	return NewDatabases(t, 1)[0]
+}
+
+// NewDatabases is n databases of NewDatabase, made at once and dropped at
+// once. Each copy or drop takes most of a second on a server that syncs
+// to disk, and holds a transaction id meanwhile: every event subscriber of
+// the cluster waits for it (they read only below the oldest id still
+// running, ADR 0030). So they happen between a test's work, not beside it,
+// and together rather than one after the other.
+func NewDatabases(t testing.TB, n int) []string {
 	t.Helper()
 	base := os.Getenv("DATABASE_URL")
 	if base == "" {
@@ -40,29 +52,82 @@ func NewDatabase(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("preparing template database: %v", err)
 	}
-	name := "shipd_test_" + strings.ToLower(rand.Text()[:16])
-	if _, err := admin.ExecContext(ctx, `SELECT pg_advisory_lock(727274)`); err != nil {
-		t.Fatal(err)
+	names := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range names {
+		wg.Go(func() { names[i], errs[i] = create(ctx, admin, tmpl) })
 	}
-	_, err = admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)+` TEMPLATE `+pq.QuoteIdentifier(tmpl))
-	_, _ = admin.ExecContext(ctx, `SELECT pg_advisory_unlock(727274)`)
-	if err != nil {
-		t.Fatalf("creating test database: %v", err)
-	}
+	wg.Wait()
 	t.Cleanup(func() {
-		drop, err := sql.Open("postgres", base)
+		admin, err := sql.Open("postgres", base)
 		if err != nil {
 			return
 		}
-		defer drop.Close()
-		_, _ = drop.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`)
+		defer admin.Close()
+		var wg sync.WaitGroup
+		for _, name := range names {
+			if name != "" {
+				wg.Go(func() { dropDatabase(admin, name) })
+			}
+		}
+		wg.Wait()
 	})
-	return WithDatabase(base, name)
+	dsns := make([]string, n)
+	for i, name := range names {
+		if errs[i] != nil {
+			t.Fatalf("creating test database: %v", errs[i])
+		}
+		dsns[i] = WithDatabase(base, name)
+	}
+	return dsns
+}
+
+// create makes a database from tmpl and returns its name.
+func create(ctx context.Context, admin *sql.DB, tmpl string) (string, error) {
+	name := "shipd_test_" + strings.ToLower(rand.Text()[:16])
+	// Tests may copy the template at the same time: CREATE DATABASE only
+	// refuses a template that sessions are connected to.
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)+` TEMPLATE `+pq.QuoteIdentifier(tmpl)); err != nil {
+		return "", err
+	}
+	// No test waits for its commits to reach the disk, as on the throwaway
+	// cluster of `make test` (fsync and synchronous_commit off): on a
+	// server that syncs, each commit's flush would cost time and prove
+	// nothing a test checks.
+	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(name)+` SET synchronous_commit = off`); err != nil {
+		return name, err
+	}
+	return name, nil
+}
+
+// dropDatabase drops name.
+func dropDatabase(admin *sql.DB, name string) {
+	_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`)
 }
 
 // template returns the name of a migrated template database, made once per
 // set of migrations and shared by every package's tests.
 func template(ctx context.Context, admin *sql.DB, base string) (string, error) {
+	templateMu.Lock()
+	defer templateMu.Unlock()
+	if templateName != "" {
+		return templateName, nil
+	}
+	name, err := makeTemplate(ctx, admin, base)
+	if err == nil {
+		templateName = name
+	}
+	return name, err
+}
+
+// templateName is the template this process found or made.
+var (
+	templateMu   sync.Mutex
+	templateName string
+)
+
+func makeTemplate(ctx context.Context, admin *sql.DB, base string) (string, error) {
 	name := "shipd_tmpl_" + migrationsHash()
 	if _, err := admin.ExecContext(ctx, `SELECT pg_advisory_lock(727273)`); err != nil {
 		return "", err
