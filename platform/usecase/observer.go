@@ -1,6 +1,8 @@
 package usecase
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -27,11 +29,15 @@ func (o Observer) mustBeComplete(useCase string) {
 }
 
 // Outcome names how a run ended, for metrics and logs: "ok", the kind of
-// fault the API answers with ("not_found", "validation", ...), or "error"
-// for anything unexpected.
+// fault the API answers with ("not_found", "validation", ...), "canceled"
+// when its caller went away (a client that hung up, a worker stopped at
+// shutdown: nothing to look into), or "error" for anything unexpected.
 func Outcome(err error) string {
 	if err == nil {
 		return "ok"
+	}
+	if errors.Is(err, context.Canceled) {
+		return "canceled"
 	}
 	f, ok := fault.As(err)
 	if !ok {

@@ -84,6 +84,7 @@ func TestOutcomesAndLogLevels(t *testing.T) {
 		{fault.Field("name", "is required"), "validation", "DEBUG"},
 		{fault.NotFound("Shipment"), "not_found", "DEBUG"},
 		{fmt.Errorf("booking: %w", fault.Unavailable("carrier down")), "unavailable", "DEBUG"},
+		{fmt.Errorf("claiming tracking checks: %w", context.Canceled), "canceled", "DEBUG"},
 		{errors.New("disk on fire"), "error", "ERROR"},
 	} {
 		var logs bytes.Buffer
