@@ -27,7 +27,7 @@ func seedDueParcels(ctx context.Context, s *service, n int) ([]string, []string,
 	idList, numbers, states, lists := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i := range n {
 		created := now.Add(-time.Duration(i%41) * time.Hour)
-		st := domain.State{
+		st := domain.Stored{
 			ID: ids.NewAt(ids.TrackingParcel, created), AccountID: s.account, ChannelID: s.channel, Provider: sandbox.Code,
 			TrackingNumber: sandbox.S10("SB", fmt.Sprintf("%d0%06d", []int{0, 1, 2, 3}[i%4], i), "CZ"),
 			Status:         carrier.StatusCreated, CheckDelayHours: 6, MaxChecks: 20, NextCheckAt: &now,

@@ -30,21 +30,11 @@ type Providers interface {
 	Get(code string) (carrier.Provider, bool)
 }
 
-// Channel is one carrier configuration of an account.
+// Channel is one carrier configuration of an account: made by NewChannel,
+// which enforces its rules, or by Restore in a repository; its state changes
+// only through the methods below (Stored hands out a copy).
 type Channel struct {
-	id              string
-	accountID       string
-	name            string
-	description     string
-	provider        string
-	status          Status
-	settings        map[string]any  // decrypted, secrets included
-	secretKeys      map[string]bool // which settings are secret
-	validationError string
-	validatedAt     *time.Time
-	version         int
-	createdAt       time.Time
-	updatedAt       time.Time
+	s Stored
 }
 
 // NewChannel makes a draft channel of the account under id: a name (kept
@@ -77,11 +67,11 @@ func NewChannel(id, accountID, name, description, provider string, settings map[
 	if settings == nil {
 		settings = map[string]any{}
 	}
-	return &Channel{
-		id: id, accountID: accountID, name: strings.TrimSpace(name), description: description, provider: provider,
-		status: StatusDraft, settings: maps.Clone(settings), secretKeys: info.SecretKeys(),
-		version: 1, createdAt: now, updatedAt: now,
-	}, nil
+	return &Channel{s: Stored{
+		ID: id, AccountID: accountID, Name: strings.TrimSpace(name), Description: description, Provider: provider,
+		Status: StatusDraft, Settings: maps.Clone(settings), SecretKeys: info.SecretKeys(),
+		Version: 1, CreatedAt: now, UpdatedAt: now,
+	}}, nil
 }
 
 // CheckDescription names the problem of a description, nil when it has
@@ -144,15 +134,15 @@ func (c *Channel) Edit(e Edit, providers Providers) error {
 	var settings map[string]any
 	var secretKeys map[string]bool
 	if e.Settings != nil {
-		p, ok := providers.Get(c.provider)
+		p, ok := providers.Get(c.s.Provider)
 		if !ok {
-			errs.Add("settings", "cannot change: provider "+c.provider+" is no longer offered")
+			errs.Add("settings", "cannot change: provider "+c.s.Provider+" is no longer offered")
 		} else {
 			info := p.Info()
 			secretKeys = info.SecretKeys()
-			settings = keepMaskedSecrets(e.Settings, c.settings, secretKeys)
+			settings = keepMaskedSecrets(e.Settings, c.s.Settings, secretKeys)
 			if e.MergeSettings {
-				settings = mergeSettings(c.settings, settings)
+				settings = mergeSettings(c.s.Settings, settings)
 			}
 			errs.Merge("settings.", info.ValidateSettings(settings))
 		}
@@ -165,15 +155,15 @@ func (c *Channel) Edit(e Edit, providers Providers) error {
 	}
 	next := *c
 	if e.Name != nil {
-		next.name = strings.TrimSpace(*e.Name)
+		next.s.Name = strings.TrimSpace(*e.Name)
 	}
 	if e.Description != nil {
-		next.description = *e.Description
+		next.s.Description = *e.Description
 	}
 	if settings != nil {
 		next.replaceSettings(settings, secretKeys)
 	}
-	if e.Status != nil && Status(*e.Status) != next.status {
+	if e.Status != nil && Status(*e.Status) != next.s.Status {
 		if err := next.setStatus(Status(*e.Status)); err != nil {
 			return err
 		}
@@ -185,14 +175,14 @@ func (c *Channel) Edit(e Edit, providers Providers) error {
 // replaceSettings installs new settings. Changed settings have not been
 // checked with the carrier, so the channel goes back to draft.
 func (c *Channel) replaceSettings(settings map[string]any, secretKeys map[string]bool) {
-	if reflect.DeepEqual(settings, c.settings) {
+	if reflect.DeepEqual(settings, c.s.Settings) {
 		return
 	}
-	c.settings = maps.Clone(settings)
-	c.secretKeys = maps.Clone(secretKeys)
-	c.status = StatusDraft
-	c.validationError = ""
-	c.validatedAt = nil
+	c.s.Settings = maps.Clone(settings)
+	c.s.SecretKeys = maps.Clone(secretKeys)
+	c.s.Status = StatusDraft
+	c.s.ValidationError = ""
+	c.s.ValidatedAt = nil
 }
 
 // keepMaskedSecrets lets a client send back the record it read: a secret
@@ -233,12 +223,12 @@ func mergeSettings(current, patch map[string]any) map[string]any {
 func (c *Channel) setStatus(s Status) error {
 	switch s {
 	case StatusInactive:
-		c.status = StatusInactive
+		c.s.Status = StatusInactive
 	case StatusActive:
-		if c.validatedAt == nil || c.validationError != "" {
-			return fault.Field("status", "cannot become active before its settings pass validation: POST /v1/shipping-channels/"+c.id+"/validate")
+		if c.s.ValidatedAt == nil || c.s.ValidationError != "" {
+			return fault.Field("status", "cannot become active before its settings pass validation: POST /v1/shipping-channels/"+c.s.ID+"/validate")
 		}
-		c.status = StatusActive
+		c.s.Status = StatusActive
 	default:
 		return fault.Field("status", "must be active or inactive")
 	}
@@ -248,46 +238,46 @@ func (c *Channel) setStatus(s Status) error {
 // ValidationPassed records that the carrier accepted the settings. A paused
 // channel stays paused: validation never resumes deliveries by itself.
 func (c *Channel) ValidationPassed(now time.Time) {
-	c.validationError = ""
-	c.validatedAt = &now
-	if c.status != StatusInactive {
-		c.status = StatusActive
+	c.s.ValidationError = ""
+	c.s.ValidatedAt = &now
+	if c.s.Status != StatusInactive {
+		c.s.Status = StatusActive
 	}
 }
 
 // ValidationFailed records the carrier's reason for refusing the settings.
 func (c *Channel) ValidationFailed(reason string) {
-	c.validationError = reason
-	c.validatedAt = nil
-	if c.status != StatusInactive {
-		c.status = StatusError
+	c.s.ValidationError = reason
+	c.s.ValidatedAt = nil
+	if c.s.Status != StatusInactive {
+		c.s.Status = StatusError
 	}
 }
 
 // Touch marks a saved change: a new version and update time.
 func (c *Channel) Touch(now time.Time) {
-	c.version++
-	c.updatedAt = now
+	c.s.Version++
+	c.s.UpdatedAt = now
 }
 
 // BelongsTo reports whether the channel is the account's.
-func (c *Channel) BelongsTo(accountID string) bool { return c.accountID == accountID }
+func (c *Channel) BelongsTo(accountID string) bool { return c.s.AccountID == accountID }
 
 // Getters.
-func (c *Channel) ID() string                  { return c.id }
-func (c *Channel) AccountID() string           { return c.accountID }
-func (c *Channel) Name() string                { return c.name }
-func (c *Channel) Provider() string            { return c.provider }
-func (c *Channel) Status() Status              { return c.status }
-func (c *Channel) Version() int                { return c.version }
-func (c *Channel) Settings() map[string]any    { return maps.Clone(c.settings) }
-func (c *Channel) SecretKeys() map[string]bool { return maps.Clone(c.secretKeys) }
+func (c *Channel) ID() string                  { return c.s.ID }
+func (c *Channel) AccountID() string           { return c.s.AccountID }
+func (c *Channel) Name() string                { return c.s.Name }
+func (c *Channel) Provider() string            { return c.s.Provider }
+func (c *Channel) Status() Status              { return c.s.Status }
+func (c *Channel) Version() int                { return c.s.Version }
+func (c *Channel) Settings() map[string]any    { return maps.Clone(c.s.Settings) }
+func (c *Channel) SecretKeys() map[string]bool { return maps.Clone(c.s.SecretKeys) }
 
 // MaskedSettings returns the settings with every secret value masked.
 func (c *Channel) MaskedSettings() map[string]any {
-	out := make(map[string]any, len(c.settings))
-	for k, v := range c.settings {
-		if c.secretKeys[k] {
+	out := make(map[string]any, len(c.s.Settings))
+	for k, v := range c.s.Settings {
+		if c.s.SecretKeys[k] {
 			v = MaskedSecret
 		}
 		out[k] = v

@@ -1,6 +1,9 @@
 package domain
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Snapshot is the channel as the outside sees it, secrets masked. Its fields
 // match contract.ShippingChannelSnapshot one for one, so a conversion turns
@@ -21,43 +24,36 @@ type Snapshot struct {
 // Snapshot returns the channel's public view.
 func (c *Channel) Snapshot() Snapshot {
 	var verr *string
-	if c.validationError != "" {
-		e := c.validationError
+	if c.s.ValidationError != "" {
+		e := c.s.ValidationError
 		verr = &e
 	}
 	return Snapshot{
-		ID: c.id, Name: c.name, Description: c.description, Provider: c.provider, Status: string(c.status),
-		Settings: c.MaskedSettings(), ValidationError: verr, ValidatedAt: c.validatedAt,
-		CreatedAt: c.createdAt, UpdatedAt: c.updatedAt,
+		ID: c.s.ID, Name: c.s.Name, Description: c.s.Description, Provider: c.s.Provider, Status: string(c.s.Status),
+		Settings: c.MaskedSettings(), ValidationError: verr, ValidatedAt: c.s.ValidatedAt,
+		CreatedAt: c.s.CreatedAt, UpdatedAt: c.s.UpdatedAt,
 	}
 }
 
-// Stored is everything a repository keeps of a channel.
+// Stored is everything a channel is, as a repository keeps it.
 type Stored struct {
 	ID, AccountID, Name, Description, Provider string
 	Status                                     Status
-	Settings                                   map[string]any
-	SecretKeys                                 map[string]bool
+	Settings                                   map[string]any  // decrypted, secrets included
+	SecretKeys                                 map[string]bool // which settings are secret
 	ValidationError                            string
 	ValidatedAt                                *time.Time
 	Version                                    int
 	CreatedAt, UpdatedAt                       time.Time
 }
 
-// Stored returns the channel's state for a repository.
+// Stored returns a copy of the channel's state.
 func (c *Channel) Stored() Stored {
-	return Stored{
-		ID: c.id, AccountID: c.accountID, Name: c.name, Description: c.description, Provider: c.provider,
-		Status: c.status, Settings: c.Settings(), SecretKeys: c.SecretKeys(), ValidationError: c.validationError,
-		ValidatedAt: c.validatedAt, Version: c.version, CreatedAt: c.createdAt, UpdatedAt: c.updatedAt,
-	}
+	s := c.s
+	s.Settings = maps.Clone(c.s.Settings)
+	s.SecretKeys = maps.Clone(c.s.SecretKeys)
+	return s
 }
 
 // Restore rebuilds a channel a repository kept.
-func Restore(s Stored) *Channel {
-	return &Channel{
-		id: s.ID, accountID: s.AccountID, name: s.Name, description: s.Description, provider: s.Provider,
-		status: s.Status, settings: s.Settings, secretKeys: s.SecretKeys, validationError: s.ValidationError,
-		validatedAt: s.ValidatedAt, version: s.Version, createdAt: s.CreatedAt, updatedAt: s.UpdatedAt,
-	}
-}
+func Restore(s Stored) *Channel { return &Channel{s: s} }

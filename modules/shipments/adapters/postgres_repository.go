@@ -39,7 +39,7 @@ var _ domain.Repository = (*PostgresRepository)(nil)
 
 // Add inserts the shipment, due for booking at once.
 func (r *PostgresRepository) Add(ctx context.Context, sh *domain.Shipment, events ...domain.Event) error {
-	st := sh.State()
+	st := sh.Stored()
 	state, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 	if err != nil {
 		return nil, rw, fmt.Errorf("loading shipment: %w", err)
 	}
-	var st domain.State
+	var st domain.Stored
 	if err := json.Unmarshal(rw.State, &st); err != nil {
 		return nil, rw, fmt.Errorf("shipment %s state: %w", id, err)
 	}
@@ -104,7 +104,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 		if len(events) == 0 {
 			return nil
 		}
-		st := sh.State()
+		st := sh.Stored()
 		state, err := json.Marshal(st)
 		if err != nil {
 			return err

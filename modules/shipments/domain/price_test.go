@@ -7,13 +7,13 @@ import (
 	"shipd/platform/carrier"
 )
 
-func booked(t *testing.T, price *carrier.Money) domain.State {
+func booked(t *testing.T, price *carrier.Money) domain.Stored {
 	t.Helper()
 	sh := pending(t, 1)
 	if err := sh.Booked("X", []string{"SB000000014CZ"}, price, domain.Label{}, t0); err != nil {
 		t.Fatal(err)
 	}
-	return sh.State()
+	return sh.Stored()
 }
 
 func TestBookedKeepsTheCarriersPriceOrNone(t *testing.T) {
@@ -33,12 +33,12 @@ func TestBookedKeepsTheCarriersPriceOrNone(t *testing.T) {
 // (0) without a currency: no price.
 func TestPriceWithoutCurrencyIsNone(t *testing.T) {
 	for _, minor := range []int64{0, 1290} {
-		st := domain.State{TotalPriceMinor: &minor}
+		st := domain.Stored{TotalPriceMinor: &minor}
 		if got := st.Price(); got != nil {
 			t.Errorf("%d without a currency: Price() = %v, want none", minor, got)
 		}
 	}
-	if got := (domain.State{}).Price(); got != nil {
+	if got := (domain.Stored{}).Price(); got != nil {
 		t.Errorf("not booked: Price() = %v", got)
 	}
 }

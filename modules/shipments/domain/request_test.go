@@ -234,7 +234,7 @@ func TestNewKeepsTheRequestExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := sh.State()
+	st := sh.Stored()
 	p := st.Parcels[0]
 	if st.Sender.EmailAddress != "ship@acme.test" || st.Destination.CountryCode != "CZ" || st.Destination.PostalCode != "602 00" ||
 		p.ParcelType != "package" || p.DimensionUnit != "MM" || p.WeightUnit != "KG" || st.LabelFormat != "zpl" ||
@@ -247,7 +247,7 @@ func TestNewKeepsTheRequestExact(t *testing.T) {
 		t.Errorf("a new shipment is %+v", st)
 	}
 	r.EnableTracking = ptr(false)
-	if sh, _ := domain.New("sh_2", "acc_1", r, sandbox, nil, today); sh.State().EnableTracking {
+	if sh, _ := domain.New("sh_2", "acc_1", r, sandbox, nil, today); sh.Stored().EnableTracking {
 		t.Error("enable_tracking false was not kept")
 	}
 }
@@ -300,8 +300,8 @@ func TestNewChecksWhatTheProviderTakes(t *testing.T) {
 			if got := fields(t, err); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("New = %v, want %v", got, tt.want)
 			}
-			if err == nil && (sh.State().LabelFormat != tt.format || sh.State().ProductType != tt.product) {
-				t.Errorf("format %q product %q, want %q %q", sh.State().LabelFormat, sh.State().ProductType, tt.format, tt.product)
+			if err == nil && (sh.Stored().LabelFormat != tt.format || sh.Stored().ProductType != tt.product) {
+				t.Errorf("format %q product %q, want %q %q", sh.Stored().LabelFormat, sh.Stored().ProductType, tt.format, tt.product)
 			}
 		})
 	}
@@ -313,14 +313,14 @@ func TestEditKeepsTheReferenceRule(t *testing.T) {
 	sh := pending(t, 1)
 	later := today.Add(time.Hour)
 	changed, err := sh.Edit(ptr(strings.Repeat("é", 255)), nil, nil, later)
-	if err != nil || !changed || sh.State().Version != 2 {
+	if err != nil || !changed || sh.Stored().Version != 2 {
 		t.Fatalf("edit to 255 characters: %v %v", changed, err)
 	}
 	changed, err = sh.Edit(ptr(strings.Repeat("é", 256)), map[string]any{"a": 1.0}, ptr(false), later)
 	if got := fields(t, err); changed || !reflect.DeepEqual(got, one("reference_number", "must be at most 255 characters")) {
 		t.Fatalf("edit to 256 characters: %v %v", changed, got)
 	}
-	if st := sh.State(); st.Version != 2 || len(st.Metadata) != 0 || !st.EnableTracking {
+	if st := sh.Stored(); st.Version != 2 || len(st.Metadata) != 0 || !st.EnableTracking {
 		t.Errorf("a refused edit changed %+v", st)
 	}
 	if err := domain.CheckEdit(ptr(strings.Repeat("r", 256))); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {

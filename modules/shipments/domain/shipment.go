@@ -14,8 +14,9 @@ import (
 	"shipd/platform/fault"
 )
 
-// State is everything a shipment is; repositories keep it as it is.
-type State struct {
+// Stored is everything a shipment is, as a repository keeps it and the
+// shipment's events show it.
+type Stored struct {
 	ID                 string          `json:"id"`
 	AccountID          string          `json:"account_id"`
 	ChannelID          string          `json:"shipping_channel_id"`
@@ -52,18 +53,19 @@ type State struct {
 // stored before the carriers' missing prices were kept as missing hold 0
 // with currency "" for them; a price without a currency is no price, so
 // those read as none too (migration 00009 rewrites them).
-func (s State) Price() *carrier.Money {
+func (s Stored) Price() *carrier.Money {
 	if s.TotalPriceMinor == nil || s.Currency == "" {
 		return nil
 	}
 	return &carrier.Money{Minor: *s.TotalPriceMinor, Currency: s.Currency}
 }
 
-// Shipment is the module's aggregate: its State changes only through the
-// methods below (State hands out a copy), and a label Booked recorded waits
-// in it until the repository takes it (TakeNewLabel).
+// Shipment is the module's aggregate: made by New, which enforces its rules,
+// or by Restore in a repository; its state changes only through the methods
+// below (Stored hands out a copy), and a label Booked recorded waits in it
+// until the repository takes it (TakeNewLabel).
 type Shipment struct {
-	s        State
+	s        Stored
 	newLabel *Label
 }
 
@@ -108,7 +110,7 @@ func New(id, accountID string, r Request, provider carrier.ProviderInfo, setting
 	if services == nil {
 		services = []string{}
 	}
-	return &Shipment{s: State{
+	return &Shipment{s: Stored{
 		ID: id, AccountID: accountID, ChannelID: c.ChannelID, Provider: provider.Code, ProductType: product,
 		LabelFormat: format, ReferenceNumber: c.ReferenceNumber, ShippingDate: c.ShippingDate,
 		Sender: *c.Sender, Recipient: *c.Recipient, Origin: *c.Origin, Destination: *c.Destination,
@@ -119,10 +121,10 @@ func New(id, accountID string, r Request, provider carrier.ProviderInfo, setting
 }
 
 // Restore rebuilds a shipment a repository kept.
-func Restore(s State) *Shipment { return &Shipment{s: s} }
+func Restore(s Stored) *Shipment { return &Shipment{s: s} }
 
-// State returns a copy of the shipment's state.
-func (sh *Shipment) State() State {
+// Stored returns a copy of the shipment's state.
+func (sh *Shipment) Stored() Stored {
 	s := sh.s
 	s.Parcels = slices.Clone(sh.s.Parcels)
 	s.Metadata = maps.Clone(sh.s.Metadata)

@@ -48,7 +48,7 @@ func TestShipmentFollowsItsParcels(t *testing.T) {
 			t.Fatalf("step %d: %s, want %s", i, sh.Status(), s.want)
 		}
 	}
-	if ids := sh.State().TrackingParcelIDs; len(ids) != 2 || ids[0] != "tp_a" || ids[1] != "tp_b" {
+	if ids := sh.Stored().TrackingParcelIDs; len(ids) != 2 || ids[0] != "tp_a" || ids[1] != "tp_b" {
 		t.Fatalf("tracking parcel ids %v", ids)
 	}
 }
@@ -84,7 +84,7 @@ func TestCODCollectionArrivesWhateverTheOrder(t *testing.T) {
 	if !sh.TrackingProgress(news("tp_a", carrier.StatusDelivered, 8), &at, t0) { // then updated, same version
 		t.Fatal("the collection was dropped as old news")
 	}
-	if got := sh.State().COD.CollectedAt; got == nil || !got.Equal(at) {
+	if got := sh.Stored().COD.CollectedAt; got == nil || !got.Equal(at) {
 		t.Fatalf("collected at %v", got)
 	}
 }

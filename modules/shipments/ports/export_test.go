@@ -21,14 +21,14 @@ var anything = carrier.ProviderInfo{Code: "any", LabelFormats: []string{"pdf", "
 // Check reads a decoded body of POST /v1/shipments as the port does and
 // makes a shipment of it as the domain does, on a channel of a provider
 // that takes anything: the answer to the body, but for its channel.
-func (req *createRequest) Check(today time.Time) (domain.State, error) {
+func (req *createRequest) Check(today time.Time) (domain.Stored, error) {
 	d := req.request()
 	if len(d.shape) > 0 {
-		return domain.State{}, httpapi.Refusal(d.shape, d.answer(d.request.Check(today)), d.unread...)
+		return domain.Stored{}, httpapi.Refusal(d.shape, d.answer(d.request.Check(today)), d.unread...)
 	}
 	sh, err := domain.New("sh_1", "acc_1", d.request, anything, nil, today)
 	if err != nil {
-		return domain.State{}, d.answer(err)
+		return domain.Stored{}, d.answer(err)
 	}
-	return sh.State(), nil
+	return sh.Stored(), nil
 }

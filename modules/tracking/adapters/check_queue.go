@@ -35,7 +35,7 @@ var _ command.CheckQueue = (*CheckQueue)(nil)
 // Claim leases up to limit due parcels, the longest overdue first, skipping
 // rows another instance is claiming at the same moment, and returns them as
 // they are now, so a check needs no read of its own before the carrier call.
-func (q *CheckQueue) Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.State, error) {
+func (q *CheckQueue) Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.Stored, error) {
 	now := q.clock.Now()
 	var rows []struct {
 		ID    string `db:"id"`
@@ -51,9 +51,9 @@ func (q *CheckQueue) Claim(ctx context.Context, limit int, lease time.Duration) 
 	if err != nil {
 		return nil, fmt.Errorf("claiming tracking checks: %w", err)
 	}
-	states := make([]domain.State, 0, len(rows))
+	states := make([]domain.Stored, 0, len(rows))
 	for _, r := range rows {
-		var st domain.State
+		var st domain.Stored
 		if err := json.Unmarshal(r.State, &st); err != nil {
 			// Left leased: tried again when the lease runs out, not at every poll.
 			slog.ErrorContext(ctx, "claimed tracking parcel has a state that does not decode", "tracking_parcel_id", r.ID, "err", err)

@@ -36,7 +36,7 @@ var _ domain.Repository = (*PostgresRepository)(nil)
 // Add inserts the parcel; a duplicate number is found without a failed
 // statement.
 func (r *PostgresRepository) Add(ctx context.Context, p *domain.Parcel, events ...domain.Event) error {
-	st := p.State()
+	st := p.Stored()
 	state, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -67,14 +67,14 @@ func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Parcel
 	return load(ctx, postgres.Reader(ctx, r.db), id, "")
 }
 
-// GetState loads one parcel's state alone.
-func (r *PostgresRepository) GetState(ctx context.Context, id string) (domain.State, error) {
+// GetStored loads one parcel's state alone.
+func (r *PostgresRepository) GetStored(ctx context.Context, id string) (domain.Stored, error) {
 	return loadState(ctx, postgres.Reader(ctx, r.db), id, "")
 }
 
-func loadState(ctx context.Context, q sqlx.QueryerContext, id, lock string) (domain.State, error) {
+func loadState(ctx context.Context, q sqlx.QueryerContext, id, lock string) (domain.Stored, error) {
 	var raw []byte
-	var st domain.State
+	var st domain.Stored
 	err := sqlx.GetContext(ctx, q, &raw, `SELECT state FROM tracking.parcels WHERE id = $1`+lock, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return st, fault.NotFound("Tracking parcel")
@@ -118,7 +118,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *d
 			return err
 		}
 		out = p
-		st := p.State()
+		st := p.Stored()
 		state, err := json.Marshal(st)
 		if err != nil {
 			return err

@@ -80,7 +80,7 @@ func loadAll(ctx context.Context, tx *sqlx.Tx, ids []string) (map[string]*domain
 	}
 	parcels := make(map[string]*domain.Parcel, len(rows))
 	for _, row := range rows {
-		var st domain.State
+		var st domain.Stored
 		if err := json.Unmarshal(row.State, &st); err != nil {
 			return nil, fmt.Errorf("tracking parcel %s state: %w", row.ID, err)
 		}
@@ -99,7 +99,7 @@ func saveAll(ctx context.Context, tx *sqlx.Tx, ids []string, parcels map[string]
 		if !ok {
 			continue
 		}
-		if err := rows.add(p.State()); err != nil {
+		if err := rows.add(p.Stored()); err != nil {
 			return err
 		}
 		for _, u := range p.TakeAdded() {
@@ -140,7 +140,7 @@ type parcelColumns struct {
 	nextCheckAt []*time.Time
 }
 
-func (c *parcelColumns) add(st domain.State) error {
+func (c *parcelColumns) add(st domain.Stored) error {
 	state, err := json.Marshal(st)
 	if err != nil {
 		return err

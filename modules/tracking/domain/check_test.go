@@ -81,7 +81,7 @@ func TestRepeatedReportsAreRecordedOnce(t *testing.T) {
 	if len(p.TakeAdded()) != 0 || p.Version() != v || len(p.Updates()) != 1 {
 		t.Fatalf("a repeated report was recorded again (v%d → v%d)", v, p.Version())
 	}
-	if s := p.State(); s.ChecksDone != 2 || !s.LastCheckedAt.Equal(t0.Add(3*time.Hour)) {
+	if s := p.Stored(); s.ChecksDone != 2 || !s.LastCheckedAt.Equal(t0.Add(3*time.Hour)) {
 		t.Fatalf("the check itself is counted: %+v", s)
 	}
 }
@@ -107,7 +107,7 @@ func TestNotRecognizedUntilTheCarrierKnowsIt(t *testing.T) {
 func TestScheduleStopsAtTerminalStatusOrMaxChecks(t *testing.T) {
 	p := newParcel()
 	p.Checked(recognized(ev("PICK", carrier.StatusInTransit, 1)), t0.Add(time.Hour), 6*time.Hour)
-	if next := p.State().NextCheckAt; next == nil || !next.Equal(t0.Add(7*time.Hour)) {
+	if next := p.Stored().NextCheckAt; next == nil || !next.Equal(t0.Add(7*time.Hour)) {
 		t.Fatalf("next check %v", next)
 	}
 	p.Checked(recognized(ev("DLV", carrier.StatusDelivered, 2)), t0.Add(7*time.Hour), 6*time.Hour)
@@ -118,7 +118,7 @@ func TestScheduleStopsAtTerminalStatusOrMaxChecks(t *testing.T) {
 	for i := range 3 {
 		q.CheckFailed("503", t0.Add(time.Duration(i)*time.Hour), time.Hour)
 	}
-	if s := q.State(); q.Tracked() || s.ChecksDone != 3 || s.LastCheckError != "503" || s.Status != carrier.StatusCreated || s.Version != 1 {
+	if s := q.Stored(); q.Tracked() || s.ChecksDone != 3 || s.LastCheckError != "503" || s.Status != carrier.StatusCreated || s.Version != 1 {
 		t.Fatalf("after failed checks: %+v", s)
 	}
 }
@@ -132,8 +132,8 @@ func TestCODParcelIsCheckedPastDeliveryUntilCollected(t *testing.T) {
 	paid := ev("PAID", carrier.StatusDelivered, 3)
 	paid.CODCollected = true
 	p.Checked(recognized(ev("DLV", carrier.StatusDelivered, 1), paid), t0.Add(4*time.Hour), time.Hour)
-	if p.Tracked() || p.State().CODCollectedAt == nil {
-		t.Fatalf("after the collection: tracked %v, %+v", p.Tracked(), p.State())
+	if p.Tracked() || p.Stored().CODCollectedAt == nil {
+		t.Fatalf("after the collection: tracked %v, %+v", p.Tracked(), p.Stored())
 	}
 }
 
@@ -142,7 +142,7 @@ func TestCODCollectionIsRecordedOnce(t *testing.T) {
 	paid := ev("PAID", carrier.StatusDelivered, 5)
 	paid.CODCollected = true
 	p.Checked(recognized(ev("DLV", carrier.StatusDelivered, 4), paid), t0.Add(6*time.Hour), time.Hour)
-	if at := p.State().CODCollectedAt; at == nil || !at.Equal(t0.Add(5*time.Hour)) {
+	if at := p.Stored().CODCollectedAt; at == nil || !at.Equal(t0.Add(5*time.Hour)) {
 		t.Fatalf("collected at %v", at)
 	}
 }
@@ -170,8 +170,8 @@ func TestStopTrackingOnce(t *testing.T) {
 	p.StopTracking("channel deleted", t0)
 	v := p.Version()
 	p.StopTracking("channel deleted", t0.Add(time.Hour))
-	if p.Tracked() || p.Version() != v || p.State().LastCheckError != "channel deleted" {
-		t.Fatalf("stopping again changed the parcel: %+v", p.State())
+	if p.Tracked() || p.Version() != v || p.Stored().LastCheckError != "channel deleted" {
+		t.Fatalf("stopping again changed the parcel: %+v", p.Stored())
 	}
 }
 
@@ -198,7 +198,7 @@ func TestUpdatesOfOneTimeKeepTheCarriersOrderThroughAReload(t *testing.T) {
 		if strings.Join(codes, ",") != "HUB,OUT,FAIL" {
 			t.Fatalf("reloaded by (time, id): %v, want the carrier's order", codes)
 		}
-		reloaded := domain.Restore(p.State(), stored)
+		reloaded := domain.Restore(p.Stored(), stored)
 		reloaded.Checked(recognized(), t0.Add(4*time.Hour), time.Hour)
 		if reloaded.Status() != carrier.StatusDeliveryFailed {
 			t.Fatalf("after a reload: %s", reloaded.Status())

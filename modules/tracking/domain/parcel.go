@@ -23,9 +23,9 @@ const (
 	MaxMaxChecks           = 1000
 )
 
-// State is everything a tracking parcel is but its status updates;
-// repositories keep it as it is.
-type State struct {
+// Stored is everything a tracking parcel is but its status updates, as a
+// repository keeps it and the parcel's events show it.
+type Stored struct {
 	ID              string                 `json:"id"`
 	AccountID       string                 `json:"account_id"`
 	ChannelID       string                 `json:"shipping_channel_id"`
@@ -59,7 +59,7 @@ type Recipient struct {
 
 // Parcel is the aggregate: the state and the status updates recorded so far.
 type Parcel struct {
-	s       State
+	s       Stored
 	updates []StatusUpdate // oldest first
 	added   []StatusUpdate // recorded since the parcel was loaded
 }
@@ -72,7 +72,7 @@ func New(id, accountID, provider string, r Request, now time.Time) (*Parcel, err
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
-	s := State{
+	s := Stored{
 		ID: id, AccountID: accountID, ChannelID: r.ChannelID, Provider: provider, TrackingNumber: NormalizeTrackingNumber(r.TrackingNumber),
 		Recipient:       Recipient{Name: strings.TrimSpace(r.Recipient.Name), Email: strings.TrimSpace(r.Recipient.Email), Phone: strings.TrimSpace(r.Recipient.Phone)},
 		CheckDelayHours: DefaultCheckDelayHours, MaxChecks: DefaultMaxChecks, ExternalData: maps.Clone(r.ExternalData),
@@ -91,12 +91,12 @@ func New(id, accountID, provider string, r Request, now time.Time) (*Parcel, err
 // settings; awaitsCOD keeps it checked past delivery until the carrier
 // reports the cash collected. Its first check is due at once.
 func NewForShipment(id, accountID, channelID, provider, shipmentID, trackingNumber string, recipient Recipient, awaitsCOD bool, now time.Time) *Parcel {
-	return start(State{ID: id, AccountID: accountID, ChannelID: channelID, Provider: provider, TrackingNumber: trackingNumber,
+	return start(Stored{ID: id, AccountID: accountID, ChannelID: channelID, Provider: provider, TrackingNumber: trackingNumber,
 		ShipmentID: shipmentID, Recipient: recipient, CheckDelayHours: DefaultCheckDelayHours, MaxChecks: DefaultMaxChecks,
 		AwaitsCOD: awaitsCOD}, now)
 }
 
-func start(s State, now time.Time) *Parcel {
+func start(s Stored, now time.Time) *Parcel {
 	s.Status = carrier.StatusCreated
 	s.Version = 1
 	s.CreatedAt, s.UpdatedAt = now, now
@@ -108,12 +108,12 @@ func start(s State, now time.Time) *Parcel {
 }
 
 // Restore rebuilds a parcel a repository kept, with its updates oldest first.
-func Restore(s State, updates []StatusUpdate) *Parcel {
+func Restore(s Stored, updates []StatusUpdate) *Parcel {
 	return &Parcel{s: s, updates: updates}
 }
 
-// State returns a copy of the parcel's state.
-func (p *Parcel) State() State {
+// Stored returns a copy of the parcel's state.
+func (p *Parcel) Stored() Stored {
 	s := p.s
 	s.ExternalData = maps.Clone(p.s.ExternalData)
 	return s

@@ -17,9 +17,9 @@ type Repository interface {
 	Add(ctx context.Context, p *Parcel, events ...Event) error
 	// Get loads one parcel with its status updates.
 	Get(ctx context.Context, id string) (*Parcel, error)
-	// GetState loads one parcel's state without its status updates (what a
+	// GetStored loads one parcel's state without its status updates (what a
 	// check needs before it calls the carrier).
-	GetState(ctx context.Context, id string) (State, error)
+	GetStored(ctx context.Context, id string) (Stored, error)
 	// TrackedThrough lists the parcels of a channel whose checks go on.
 	TrackedThrough(ctx context.Context, accountID, channelID string) ([]string, error)
 	// Update loads the parcel locked, lets fn change it and name the events,

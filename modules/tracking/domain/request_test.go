@@ -95,7 +95,7 @@ func TestNewKeepsTheRequestExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := p.State()
+	st := p.Stored()
 	if st.TrackingNumber != "SB100000017CZ" || st.Recipient != (domain.Recipient{Name: "Jana", Email: "jana@example.test", Phone: "1"}) ||
 		st.CheckDelayHours != domain.DefaultCheckDelayHours || st.MaxChecks != domain.DefaultMaxChecks || st.ExternalData == nil ||
 		st.ID != "tp_1" || st.AccountID != "acc_1" || st.ChannelID != "ch_1" || st.Provider != "sandbox" || st.Version != 1 ||
@@ -104,7 +104,7 @@ func TestNewKeepsTheRequestExact(t *testing.T) {
 	}
 	p, _ = domain.New("tp_2", "acc_1", "sandbox", domain.Request{TrackingNumber: "SB1", ChannelID: "ch_1", CheckDelayHours: ptr(2), MaxChecks: ptr(3),
 		ExternalData: map[string]any{"order": "A-17"}}, t0)
-	if st := p.State(); st.CheckDelayHours != 2 || st.MaxChecks != 3 || st.ExternalData["order"] != "A-17" {
+	if st := p.Stored(); st.CheckDelayHours != 2 || st.MaxChecks != 3 || st.ExternalData["order"] != "A-17" {
 		t.Errorf("asked settings: %+v", st)
 	}
 }
@@ -113,7 +113,7 @@ func TestNewKeepsTheRequestExact(t *testing.T) {
 // rules of a client's number are not the carrier's.
 func TestNewForShipmentKeepsTheCarriersNumber(t *testing.T) {
 	p := domain.NewForShipment("tp_1", "acc_1", "ch_1", "ppl", "sh_1", "4001 abc", domain.Recipient{Name: "Jana"}, true, t0)
-	st := p.State()
+	st := p.Stored()
 	if st.TrackingNumber != "4001 abc" || st.ShipmentID != "sh_1" || !st.AwaitsCOD || !p.Internal() ||
 		st.CheckDelayHours != domain.DefaultCheckDelayHours || st.MaxChecks != domain.DefaultMaxChecks || st.NextCheckAt == nil {
 		t.Errorf("state %+v", st)
@@ -149,7 +149,7 @@ func TestEditRules(t *testing.T) {
 			if got := fields(t, err); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Edit = %v, want %v", got, tt.want)
 			}
-			st := p.State()
+			st := p.Stored()
 			if tt.want != nil {
 				if changed || st.Version != 1 || st.Recipient.Name != "Jana" || len(st.ExternalData) != 0 {
 					t.Errorf("a refused edit changed %+v", st)

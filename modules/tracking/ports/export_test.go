@@ -15,16 +15,16 @@ type (
 // Check reads a decoded body of POST /v1/tracking-parcels as the port does
 // and makes a parcel of it as the domain does: the answer to the body, but
 // for its channel.
-func (req createRequest) Check() (domain.State, error) {
+func (req createRequest) Check() (domain.Stored, error) {
 	r, err := req.request()
 	if err != nil {
-		return domain.State{}, err
+		return domain.Stored{}, err
 	}
 	p, err := domain.New("tp_1", "acc_1", "sandbox", r, time.Now())
 	if err != nil {
-		return domain.State{}, err
+		return domain.Stored{}, err
 	}
-	return p.State(), nil
+	return p.Stored(), nil
 }
 
 // Check reads a decoded body of PUT and PATCH as the port does and checks

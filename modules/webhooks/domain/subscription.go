@@ -15,18 +15,11 @@ import (
 const MinSecretLength = 8
 
 // Subscription is an account's wish to receive some event types at a URL,
-// signed with its secret.
+// signed with its secret: made by NewSubscription, which enforces its rules,
+// or by Restore in a repository; its state changes only through Apply
+// (Stored hands out a copy).
 type Subscription struct {
-	id        string
-	accountID string
-	name      string
-	url       string
-	events    []string
-	secret    string
-	active    bool
-	version   int
-	createdAt time.Time
-	updatedAt time.Time
+	s Stored
 }
 
 // Fields are what a client sets on a new subscription: a name (kept
@@ -48,10 +41,10 @@ func NewSubscription(id, accountID string, f Fields, eventTypes []string, now ti
 	if err := f.Check(eventTypes); err != nil {
 		return nil, err
 	}
-	return &Subscription{
-		id: id, accountID: accountID, name: strings.TrimSpace(f.Name), url: f.URL,
-		events: uniqueEvents(f.Events), secret: f.Secret, active: f.Active, version: 1, createdAt: now, updatedAt: now,
-	}, nil
+	return &Subscription{s: Stored{
+		ID: id, AccountID: accountID, Name: strings.TrimSpace(f.Name), URL: f.URL,
+		Events: uniqueEvents(f.Events), Secret: f.Secret, Active: f.Active, Version: 1, CreatedAt: now, UpdatedAt: now,
+	}}, nil
 }
 
 // Change is a client's update; nil (or empty Secret) keeps the current
@@ -67,27 +60,27 @@ type Change struct {
 // Apply sets what c names, bumps the version and stamps now; it refuses
 // what c.Check refuses (eventTypes are the event types a subscription may
 // choose), and then changes nothing.
-func (s *Subscription) Apply(c Change, eventTypes []string, now time.Time) error {
+func (sub *Subscription) Apply(c Change, eventTypes []string, now time.Time) error {
 	if err := c.Check(eventTypes); err != nil {
 		return err
 	}
 	if c.Name != nil {
-		s.name = strings.TrimSpace(*c.Name)
+		sub.s.Name = strings.TrimSpace(*c.Name)
 	}
 	if c.URL != nil {
-		s.url = *c.URL
+		sub.s.URL = *c.URL
 	}
 	if c.Events != nil {
-		s.events = uniqueEvents(c.Events)
+		sub.s.Events = uniqueEvents(c.Events)
 	}
 	if c.Secret != "" {
-		s.secret = c.Secret
+		sub.s.Secret = c.Secret
 	}
 	if c.Active != nil {
-		s.active = *c.Active
+		sub.s.Active = *c.Active
 	}
-	s.version++
-	s.updatedAt = now
+	sub.s.Version++
+	sub.s.UpdatedAt = now
 	return nil
 }
 
@@ -108,19 +101,19 @@ func uniqueEvents(events []string) []string {
 	return out
 }
 
-func (s *Subscription) ID() string                    { return s.id }
-func (s *Subscription) AccountID() string             { return s.accountID }
-func (s *Subscription) BelongsTo(account string) bool { return s.accountID == account }
-func (s *Subscription) Name() string                  { return s.name }
-func (s *Subscription) URL() string                   { return s.url }
-func (s *Subscription) Events() []string              { return slices.Clone(s.events) }
-func (s *Subscription) Secret() string                { return s.secret }
-func (s *Subscription) Active() bool                  { return s.active }
-func (s *Subscription) Version() int                  { return s.version }
-func (s *Subscription) CreatedAt() time.Time          { return s.createdAt }
-func (s *Subscription) UpdatedAt() time.Time          { return s.updatedAt }
+func (sub *Subscription) ID() string                    { return sub.s.ID }
+func (sub *Subscription) AccountID() string             { return sub.s.AccountID }
+func (sub *Subscription) BelongsTo(account string) bool { return sub.s.AccountID == account }
+func (sub *Subscription) Name() string                  { return sub.s.Name }
+func (sub *Subscription) URL() string                   { return sub.s.URL }
+func (sub *Subscription) Events() []string              { return slices.Clone(sub.s.Events) }
+func (sub *Subscription) Secret() string                { return sub.s.Secret }
+func (sub *Subscription) Active() bool                  { return sub.s.Active }
+func (sub *Subscription) Version() int                  { return sub.s.Version }
+func (sub *Subscription) CreatedAt() time.Time          { return sub.s.CreatedAt }
+func (sub *Subscription) UpdatedAt() time.Time          { return sub.s.UpdatedAt }
 
-// Stored is a subscription as a repository keeps it.
+// Stored is everything a subscription is, as a repository keeps it.
 type Stored struct {
 	ID, AccountID, Name, URL string
 	Events                   []string
@@ -130,14 +123,12 @@ type Stored struct {
 	CreatedAt, UpdatedAt     time.Time
 }
 
-// Stored returns what a repository saves.
-func (s *Subscription) Stored() Stored {
-	return Stored{ID: s.id, AccountID: s.accountID, Name: s.name, URL: s.url, Events: s.Events(), Secret: s.secret,
-		Active: s.active, Version: s.version, CreatedAt: s.createdAt, UpdatedAt: s.updatedAt}
+// Stored returns a copy of the subscription's state.
+func (sub *Subscription) Stored() Stored {
+	s := sub.s
+	s.Events = slices.Clone(sub.s.Events)
+	return s
 }
 
-// Restore rebuilds a subscription a repository loaded.
-func Restore(st Stored) *Subscription {
-	return &Subscription{id: st.ID, accountID: st.AccountID, name: st.Name, url: st.URL, events: st.Events, secret: st.Secret,
-		active: st.Active, version: st.Version, createdAt: st.CreatedAt, updatedAt: st.UpdatedAt}
-}
+// Restore rebuilds a subscription a repository kept.
+func Restore(s Stored) *Subscription { return &Subscription{s: s} }

@@ -69,7 +69,7 @@ func (r *Repository) Add(_ context.Context, sh *domain.Shipment, events ...domai
 		// The primary key's violation: an error, not a fault.
 		return fmt.Errorf("inserting shipment: duplicate key %s", sh.ID())
 	}
-	state, err := json.Marshal(sh.State())
+	state, err := json.Marshal(sh.Stored())
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (r *Repository) load(id string) (*domain.Shipment, error) {
 	if !ok {
 		return nil, fault.NotFound("Shipment")
 	}
-	var st domain.State
+	var st domain.Stored
 	if err := json.Unmarshal(rw.state, &st); err != nil {
 		return nil, fmt.Errorf("shipment %s state: %w", id, err)
 	}
@@ -121,7 +121,7 @@ func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shi
 	if len(events) == 0 {
 		return sh, nil
 	}
-	state, err := json.Marshal(sh.State())
+	state, err := json.Marshal(sh.Stored())
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (r *Repository) Published() []domain.Event {
 }
 
 // states returns every stored shipment's state, oldest first.
-func (r *Repository) states() ([]domain.State, error) {
+func (r *Repository) states() ([]domain.Stored, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ids := make([]string, 0, len(r.rows))
@@ -185,13 +185,13 @@ func (r *Repository) states() ([]domain.State, error) {
 		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, func(a, b string) int { return r.rows[a].seq - r.rows[b].seq })
-	out := make([]domain.State, len(ids))
+	out := make([]domain.Stored, len(ids))
 	for i, id := range ids {
 		sh, err := r.load(id)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = sh.State()
+		out[i] = sh.Stored()
 	}
 	return out, nil
 }

@@ -50,7 +50,7 @@ func version(t *testing.T, repo *memory.Repository) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sh.State().Version
+	return sh.Stored().Version
 }
 
 // Update saves nothing when fn fails or names no event, as the PostgreSQL

@@ -60,7 +60,7 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 	if !sh.AwaitsCarrier() {
 		return nil // already decided (another instance, or a redelivery)
 	}
-	st := sh.State()
+	st := sh.Stored()
 	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
 	if fault.Is(err, fault.KindUnavailable) {
 		// The channels process cannot be asked now (ADR 0033): tried again
@@ -176,7 +176,7 @@ func rejectionProblems(err error) ([]domain.Problem, bool) {
 }
 
 // request translates a shipment into the carrier port's terms.
-func request(st domain.State) carrier.ShipmentRequest {
+func request(st domain.Stored) carrier.ShipmentRequest {
 	req := carrier.ShipmentRequest{
 		Reference: st.ReferenceNumber, ProductType: st.ProductType, LabelFormat: st.LabelFormat,
 		Sender:      carrier.Contact{CompanyName: st.Sender.CompanyName, FirstName: st.Sender.FirstName, LastName: st.Sender.LastName, Email: st.Sender.EmailAddress, Phone: st.Sender.PhoneNumber},

@@ -49,7 +49,7 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) e
 	if err := sh.CheckCancel(); err != nil {
 		return err
 	}
-	st := sh.State()
+	st := sh.Stored()
 	ch, err := h.channels.ChannelForUse(ctx, st.AccountID, st.ChannelID)
 	if fault.Is(err, fault.KindUnavailable) {
 		return err // 503: the channels process cannot be asked now
@@ -85,7 +85,7 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) e
 	return err
 }
 
-func trackingNumbers(st domain.State) []string {
+func trackingNumbers(st domain.Stored) []string {
 	var out []string
 	for _, p := range st.Parcels {
 		if p.TrackingNumber != nil {

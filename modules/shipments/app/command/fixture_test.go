@@ -135,13 +135,13 @@ func (f *fixture) booked(t *testing.T, id string, n int) string {
 }
 
 // state is the shipment as stored.
-func (f *fixture) state(t *testing.T, id string) domain.State {
+func (f *fixture) state(t *testing.T, id string) domain.Stored {
 	t.Helper()
 	sh, err := f.repo.Get(t.Context(), id)
 	if err != nil {
 		t.Fatalf("reading %s: %v", id, err)
 	}
-	return sh.State()
+	return sh.Stored()
 }
 
 // events describes what the repository published since the n-th event:

@@ -11,10 +11,10 @@ import (
 
 // Record is the public record of a shipment, the API's answer: what its
 // events' snapshot shows.
-func Record(s domain.State) contract.Shipment { return Snapshot(s).Record() }
+func Record(s domain.Stored) contract.Shipment { return Snapshot(s).Record() }
 
 // Snapshot is the shipment as its events carry it.
-func Snapshot(s domain.State) contract.ShipmentSnapshot {
+func Snapshot(s domain.Stored) contract.ShipmentSnapshot {
 	rec := contract.ShipmentSnapshot{
 		ID: s.ID, ReferenceNumber: s.ReferenceNumber, ShippingChannelID: s.ChannelID, Status: string(s.Status),
 		Provider: s.Provider, ProductType: s.ProductType, IsSuccessful: s.IsSuccessful, HasLabel: s.HasLabel,
@@ -62,7 +62,7 @@ func utc(t *time.Time) *time.Time {
 }
 
 func shipmentEvent(sh *domain.Shipment, now time.Time) contract.ShipmentEvent {
-	s := sh.State()
+	s := sh.Stored()
 	return contract.ShipmentEvent{AccountID: s.AccountID, Version: s.Version, OccurredAt: now, Shipment: Snapshot(s)}
 }
 

@@ -39,7 +39,7 @@ func (h GetShipmentHandler) Handle(ctx context.Context, q GetShipment) (contract
 	if !sh.BelongsTo(q.AccountID) {
 		return contract.Shipment{}, errForeign
 	}
-	return command.Record(sh.State()), nil
+	return command.Record(sh.Stored()), nil
 }
 
 // GetLabel asks for the merged label of one shipment of an account.
@@ -81,5 +81,5 @@ func (h GetLabelHandler) Handle(ctx context.Context, q GetLabel) (ShipmentLabel,
 		return ShipmentLabel{}, &fault.Error{Kind: fault.KindNotFound, Code: "label_not_available",
 			Message: "The label is not available: the carrier has not created this shipment (status " + string(sh.Status()) + ")."}
 	}
-	return ShipmentLabel{Shipment: command.Record(sh.State()), Label: *label}, nil
+	return ShipmentLabel{Shipment: command.Record(sh.Stored()), Label: *label}, nil
 }

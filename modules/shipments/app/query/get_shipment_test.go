@@ -85,7 +85,7 @@ func TestGetShipment(t *testing.T) {
 		t.Fatal(err)
 	}
 	sh, _ := repo.Get(t.Context(), "sh_1")
-	if want := command.Record(sh.State()); !reflect.DeepEqual(got, want) {
+	if want := command.Record(sh.Stored()); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 	if got.Status != "created" || got.ProviderShipmentID == nil || *got.ProviderShipmentID != "P-sh_1" || *got.Parcels[0].TrackingNumber != "TN-sh_1" {

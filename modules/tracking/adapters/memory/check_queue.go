@@ -27,7 +27,7 @@ func NewCheckQueue(repo *Repository, clk clock.Clock) *CheckQueue {
 var _ command.CheckQueue = (*CheckQueue)(nil)
 
 // Claim leases up to limit due parcels, the longest overdue first.
-func (q *CheckQueue) Claim(_ context.Context, limit int, lease time.Duration) ([]domain.State, error) {
+func (q *CheckQueue) Claim(_ context.Context, limit int, lease time.Duration) ([]domain.Stored, error) {
 	r := q.repo
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -44,7 +44,7 @@ func (q *CheckQueue) Claim(_ context.Context, limit int, lease time.Duration) ([
 	slices.SortFunc(due, func(a, b string) int { return r.rows[a].nextCheck.Compare(*r.rows[b].nextCheck) })
 	due = due[:min(len(due), limit)]
 	until := now.Add(lease)
-	states := make([]domain.State, 0, len(due))
+	states := make([]domain.Stored, 0, len(due))
 	for _, id := range due {
 		st, err := decode(id, r.rows[id])
 		if err != nil {

@@ -32,13 +32,13 @@ func (l *ParcelList) List(_ context.Context, q query.ListTrackingParcels) (query
 	if err != nil {
 		return page, err
 	}
-	states = slices.DeleteFunc(states, func(st domain.State) bool {
+	states = slices.DeleteFunc(states, func(st domain.Stored) bool {
 		return st.AccountID != q.AccountID ||
 			q.Status != "" && string(st.Status) != q.Status ||
 			q.ChannelID != "" && st.ChannelID != q.ChannelID ||
 			!strings.HasPrefix(st.TrackingNumber, q.Search)
 	})
-	slices.SortFunc(states, func(a, b domain.State) int {
+	slices.SortFunc(states, func(a, b domain.Stored) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 	})
 	page.Total = len(states)

@@ -34,7 +34,7 @@ type Repository struct {
 
 type number struct{ account, channel, trackingNumber string }
 
-func numberOf(st domain.State) number { return number{st.AccountID, st.ChannelID, st.TrackingNumber} }
+func numberOf(st domain.Stored) number { return number{st.AccountID, st.ChannelID, st.TrackingNumber} }
 
 type row struct {
 	state      []byte
@@ -51,7 +51,7 @@ func NewRepository() *Repository {
 var _ domain.Repository = (*Repository)(nil)
 
 // Interfere makes the repository fail as a database might: before each call
-// f is asked with the operation ("Add", "Get", "GetState", "TrackedThrough",
+// f is asked with the operation ("Add", "Get", "GetStored", "TrackedThrough",
 // "Update", "UpdateAll", "Delete") and the ids of the parcels it touches
 // (the channel's id for TrackedThrough); an error it returns is the call's
 // answer and nothing changes. nil stops interfering.
@@ -73,7 +73,7 @@ func (r *Repository) interfered(op string, ids ...string) error {
 func (r *Repository) Add(_ context.Context, p *domain.Parcel, events ...domain.Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := p.State()
+	st := p.Stored()
 	if err := r.interfered("Add", st.ID); err != nil {
 		return err
 	}
@@ -94,15 +94,15 @@ func (r *Repository) Add(_ context.Context, p *domain.Parcel, events ...domain.E
 	return nil
 }
 
-func decode(id string, rw *row) (domain.State, error) {
-	var st domain.State
+func decode(id string, rw *row) (domain.Stored, error) {
+	var st domain.Stored
 	if err := json.Unmarshal(rw.state, &st); err != nil {
 		return st, fmt.Errorf("tracking parcel %s state: %w", id, err)
 	}
 	return st, nil
 }
 
-func (rw *row) save(st domain.State) error {
+func (rw *row) save(st domain.Stored) error {
 	state, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -133,16 +133,16 @@ func (r *Repository) load(id string) (*domain.Parcel, error) {
 	return domain.Restore(st, slices.Clone(rw.updates)), nil
 }
 
-// GetState loads one parcel's state alone.
-func (r *Repository) GetState(_ context.Context, id string) (domain.State, error) {
+// GetStored loads one parcel's state alone.
+func (r *Repository) GetStored(_ context.Context, id string) (domain.Stored, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.interfered("GetState", id); err != nil {
-		return domain.State{}, err
+	if err := r.interfered("GetStored", id); err != nil {
+		return domain.Stored{}, err
 	}
 	rw, ok := r.rows[id]
 	if !ok {
-		return domain.State{}, fault.NotFound("Tracking parcel")
+		return domain.Stored{}, fault.NotFound("Tracking parcel")
 	}
 	return decode(id, rw)
 }
@@ -197,7 +197,7 @@ func (r *Repository) Update(_ context.Context, id string, fn func(p *domain.Parc
 func (r *Repository) store(p *domain.Parcel) error {
 	rw := r.rows[p.ID()]
 	next := &row{updates: slices.Clone(rw.updates)}
-	if err := next.save(p.State()); err != nil {
+	if err := next.save(p.Stored()); err != nil {
 		return err
 	}
 	for _, u := range p.TakeAdded() {
@@ -273,7 +273,7 @@ func (r *Repository) Delete(_ context.Context, id string, fn func(p *domain.Parc
 		return err
 	}
 	delete(r.rows, id)
-	delete(r.numbers, numberOf(p.State()))
+	delete(r.numbers, numberOf(p.Stored()))
 	r.published = append(r.published, events...)
 	return nil
 }
@@ -286,10 +286,10 @@ func (r *Repository) Published() []domain.Event {
 }
 
 // states returns every stored parcel's state.
-func (r *Repository) states() ([]domain.State, error) {
+func (r *Repository) states() ([]domain.Stored, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]domain.State, 0, len(r.rows))
+	out := make([]domain.Stored, 0, len(r.rows))
 	for id, rw := range r.rows {
 		st, err := decode(id, rw)
 		if err != nil {

@@ -65,7 +65,7 @@ func TestUpdateSavesEveryCheckAndEachEventOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := p.State(); st.ChecksDone != 2 || len(p.Updates()) != 1 || queue.Leased("tp_1") {
+	if st := p.Stored(); st.ChecksDone != 2 || len(p.Updates()) != 1 || queue.Leased("tp_1") {
 		t.Errorf("checks %d, updates %d, leased %v", st.ChecksDone, len(p.Updates()), queue.Leased("tp_1"))
 	}
 	refuse := errors.New("refused")
@@ -75,7 +75,7 @@ func TestUpdateSavesEveryCheckAndEachEventOnce(t *testing.T) {
 	}); !errors.Is(err, refuse) {
 		t.Fatalf("error %v", err)
 	}
-	if st, _ := repo.GetState(t.Context(), "tp_1"); st.Version != 2 {
+	if st, _ := repo.GetStored(t.Context(), "tp_1"); st.Version != 2 {
 		t.Errorf("version %d after a refused change", st.Version)
 	}
 }
@@ -108,7 +108,7 @@ func TestUpdateAll(t *testing.T) {
 	if err := repo.UpdateAll(t.Context(), []domain.Change{change("tp_1"), unsavable}); err == nil {
 		t.Fatal("a state that cannot be stored was saved")
 	}
-	if st, _ := repo.GetState(t.Context(), "tp_1"); st.Version != 2 {
+	if st, _ := repo.GetStored(t.Context(), "tp_1"); st.Version != 2 {
 		t.Errorf("tp_1 at version %d: part of a failed batch was kept", st.Version)
 	}
 }
@@ -133,7 +133,7 @@ func TestNumbersAndMissingParcels(t *testing.T) {
 	}
 	for name, err := range map[string]error{
 		"Get":      func() error { _, err := repo.Get(ctx, "tp_1"); return err }(),
-		"GetState": func() error { _, err := repo.GetState(ctx, "tp_1"); return err }(),
+		"GetStored": func() error { _, err := repo.GetStored(ctx, "tp_1"); return err }(),
 		"Update":   func() error { _, err := repo.Update(ctx, "tp_1", keep); return err }(),
 		"Delete":   repo.Delete(ctx, "tp_1", keep),
 	} {

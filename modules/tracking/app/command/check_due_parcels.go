@@ -14,7 +14,7 @@ import (
 // DueCheck is a parcel claimed for its scheduled check, as it was when
 // claimed, with its channel as the channels facade answered then.
 type DueCheck struct {
-	Parcel domain.State
+	Parcel domain.Stored
 	// Channel is shared by the claim's parcels of one channel: read only.
 	Channel    channels.ChannelAccess
 	ChannelErr error

@@ -103,7 +103,7 @@ func (c *checks) claim() []command.DueCheck {
 
 // parcel is a parcel as stored.
 type parcel struct {
-	domain.State
+	domain.Stored
 	LeaseUntil  *time.Time
 	NextCheckAt *time.Time // the column, not the state's copy
 	Updates     []string   // carrier codes, oldest first
@@ -121,7 +121,7 @@ func (c *checks) parcel(id string) parcel {
 		c.t.Fatal(err)
 	}
 	var p parcel
-	if err := json.Unmarshal(row.State, &p.State); err != nil {
+	if err := json.Unmarshal(row.State, &p.Stored); err != nil {
 		c.t.Fatal(err)
 	}
 	if row.Version != p.Version {

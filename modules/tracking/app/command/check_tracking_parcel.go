@@ -45,7 +45,7 @@ func NewCheckTrackingParcelHandler(repo domain.Repository, ch channels.Channels,
 // returns an error wrapping ErrCheckFailed and a fault.Unavailable that
 // says why. A deleted channel stops tracking.
 func (h CheckTrackingParcelHandler) Handle(ctx context.Context, cmd CheckTrackingParcel) error {
-	st, err := h.repo.GetState(ctx, cmd.ID)
+	st, err := h.repo.GetStored(ctx, cmd.ID)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (o outcome) change(id string, now time.Time) domain.Change {
 // chErr as the channels facade answered). An error means nothing is to be
 // recorded: the facade failed, or ctx ended during the call (shutting down:
 // the lease lets another instance check).
-func (c checker) check(ctx context.Context, st domain.State, ch channels.ChannelAccess, chErr error) (outcome, error) {
+func (c checker) check(ctx context.Context, st domain.Stored, ch channels.ChannelAccess, chErr error) (outcome, error) {
 	if fault.Is(chErr, fault.KindNotFound) {
 		return changeBy(func(p *domain.Parcel, now time.Time) {
 			p.StopTracking(channelDeleted, now)

@@ -31,7 +31,7 @@ func TestRefreshRecordsTheCarriersAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := p.State()
+	st := p.Stored()
 	if st.Status != carrier.StatusInTransit || st.Version != 2 || st.ChecksDone != 1 || st.LastCheckError != "" ||
 		st.LastCheckedAt == nil || !st.LastCheckedAt.Equal(now) || st.NextCheckAt == nil || !st.NextCheckAt.Equal(now.Add(delay)) {
 		t.Errorf("after the check %+v", st)
@@ -180,7 +180,7 @@ func TestRefreshRecordsNothingWithoutAnAnswer(t *testing.T) {
 				return carrier.Tracking{}, unavailable(context.Cause(ctx).Error())
 			}
 		}, func(err error) bool { return errors.Is(err, context.Canceled) }},
-		{"reading the parcel", func(f *fixture, _ context.CancelFunc) { f.repo.Interfere(failOn("GetState")) },
+		{"reading the parcel", func(f *fixture, _ context.CancelFunc) { f.repo.Interfere(failOn("GetStored")) },
 			func(err error) bool { return errors.Is(err, errDatabase) }},
 		{"recording the check", func(f *fixture, _ context.CancelFunc) { f.repo.Interfere(failOn("Update")) },
 			func(err error) bool { return errors.Is(err, errDatabase) }},
@@ -201,7 +201,7 @@ func TestRefreshRecordsNothingWithoutAnAnswer(t *testing.T) {
 				t.Fatalf("error %v", err)
 			}
 			f.repo.Interfere(nil)
-			if st, err := f.repo.GetState(t.Context(), "tp_1"); err == nil && (st.ChecksDone != 0 || st.Version != 1) {
+			if st, err := f.repo.GetStored(t.Context(), "tp_1"); err == nil && (st.ChecksDone != 0 || st.Version != 1) {
 				t.Errorf("recorded %+v", st)
 			}
 			if got := f.events(t, 1); len(got) != 0 {

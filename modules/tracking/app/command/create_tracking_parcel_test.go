@@ -50,7 +50,7 @@ func TestCreateTrackingParcelChecksTheChannel(t *testing.T) {
 			} else {
 				wantKind(t, err, tc.kind)
 			}
-			if _, err := f.repo.GetState(t.Context(), "tp_1"); !fault.Is(err, fault.KindNotFound) {
+			if _, err := f.repo.GetStored(t.Context(), "tp_1"); !fault.Is(err, fault.KindNotFound) {
 				t.Errorf("a refused parcel was stored (%v)", err)
 			}
 			if got := f.repo.Published(); len(got) != 0 {

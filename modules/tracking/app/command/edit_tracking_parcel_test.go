@@ -94,7 +94,7 @@ func TestDeleteTrackingParcelOnlyClientMade(t *testing.T) {
 	if err := f.delete.Handle(t.Context(), command.DeleteTrackingParcel{AccountID: account, ID: "tp_1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.repo.GetState(t.Context(), "tp_1"); !fault.Is(err, fault.KindNotFound) {
+	if _, err := f.repo.GetStored(t.Context(), "tp_1"); !fault.Is(err, fault.KindNotFound) {
 		t.Errorf("the deleted parcel is still there (%v)", err)
 	}
 	if got := f.events(t, 2); !slices.Equal(got, []string{"tracking_parcel.deleted v2 created"}) {

@@ -107,9 +107,9 @@ func (f *fixture) tracked(t *testing.T, id, number string) string {
 }
 
 // state is the parcel as stored.
-func (f *fixture) state(t *testing.T, id string) domain.State {
+func (f *fixture) state(t *testing.T, id string) domain.Stored {
 	t.Helper()
-	st, err := f.repo.GetState(t.Context(), id)
+	st, err := f.repo.GetStored(t.Context(), id)
 	if err != nil {
 		t.Fatalf("reading %s: %v", id, err)
 	}

@@ -11,7 +11,7 @@ import (
 type CheckQueue interface {
 	// Claim leases up to limit due parcels for lease and returns them as
 	// they were when claimed.
-	Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.State, error)
+	Claim(ctx context.Context, limit int, lease time.Duration) ([]domain.Stored, error)
 	// Release gives back leases of parcels never checked (shutdown).
 	Release(ctx context.Context, ids []string) error
 	// Due counts the parcels whose check is due now, claimed or not.

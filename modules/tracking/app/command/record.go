@@ -11,10 +11,10 @@ import (
 
 // Record is the public record of a tracking parcel, the API's answer: what
 // its events' snapshot shows.
-func Record(s domain.State) contract.TrackingParcel { return Snapshot(s).Record() }
+func Record(s domain.Stored) contract.TrackingParcel { return Snapshot(s).Record() }
 
 // Snapshot is the tracking parcel as its events carry it.
-func Snapshot(s domain.State) contract.TrackingParcelSnapshot {
+func Snapshot(s domain.Stored) contract.TrackingParcelSnapshot {
 	return contract.TrackingParcelSnapshot{
 		ID: s.ID, TrackingNumber: s.TrackingNumber, ShippingChannelID: s.ChannelID, Provider: s.Provider,
 		Status: string(s.Status), ShipmentID: optional(s.ShipmentID),
@@ -29,7 +29,7 @@ func Snapshot(s domain.State) contract.TrackingParcelSnapshot {
 // Detail is the record with its status updates, newest first.
 func Detail(p *domain.Parcel) contract.Detail {
 	updates := p.Updates()
-	d := contract.Detail{TrackingParcel: Record(p.State()), StatusUpdates: make([]contract.StatusUpdate, len(updates))}
+	d := contract.Detail{TrackingParcel: Record(p.Stored()), StatusUpdates: make([]contract.StatusUpdate, len(updates))}
 	for i, u := range updates {
 		d.StatusUpdates[i] = contract.StatusUpdate{ID: u.ID, Status: optional(string(u.Status)), Location: u.Location,
 			Description: u.Description, Timestamp: u.At.UTC(), CarrierCode: u.CarrierCode}
@@ -53,7 +53,7 @@ func utc(t *time.Time) *time.Time {
 }
 
 func parcelEvent(p *domain.Parcel, now time.Time) contract.TrackingParcelEvent {
-	s := p.State()
+	s := p.Stored()
 	return contract.TrackingParcelEvent{AccountID: s.AccountID, Version: s.Version, OccurredAt: now, TrackingParcel: Snapshot(s)}
 }
 
@@ -67,7 +67,7 @@ func changeEvents(p *domain.Parcel, versionBefore int, statusBefore carrier.Trac
 	if p.Status() == statusBefore {
 		return events
 	}
-	s := p.State()
+	s := p.Stored()
 	return append(events, contract.TrackingParcelStatusChanged{
 		AccountID: s.AccountID, Version: s.Version, OccurredAt: now, ShipmentID: optional(s.ShipmentID),
 		TrackingParcel: contract.StatusChange{ID: s.ID, TrackingNumber: s.TrackingNumber, ShippingChannelID: s.ChannelID,

@@ -1,0 +1,209 @@
+package architecture_test
+
+// Rule 9: one aggregate style (ADR 0036). Every module's domain declares
+// the record a repository keeps (Stored), the aggregate holds it in one
+// unexported field, hands a copy out (Stored()) and is rebuilt by
+// Restore; Restore is called only from the module's own adapters, so
+// nothing else can make an aggregate its constructors would refuse. The
+// checker reads syntax; its unit tests are in aggregates_rules_test.go.
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const rule9Text = "a module's aggregate keeps its state in one unexported field of the domain's type Stored, hands a copy out " +
+	"by its method Stored() Stored, and is rebuilt by domain.Restore(Stored, ...), which only the module's own adapters call"
+
+// aggregateDomain collects, over the non-test files of one module's
+// domain package, what rule 9 asks it to declare.
+type aggregateDomain struct {
+	rel           string // the package's directory, for messages
+	storedType    bool
+	restoreOf     string // the type Restore returns a pointer to, "" when there is no Restore
+	restorePos    string
+	storedMethods map[string]bool     // receivers with a method Stored() Stored
+	holders       map[string][]string // struct types -> their fields of type Stored
+	exported      map[string]bool     // holder fields that are exported
+}
+
+func newAggregateDomain(rel string) *aggregateDomain {
+	return &aggregateDomain{rel: rel, storedMethods: map[string]bool{}, holders: map[string][]string{}, exported: map[string]bool{}}
+}
+
+// read notes what one file of the domain package declares.
+func (d *aggregateDomain) read(fset *token.FileSet, rel string, f *ast.File) {
+	for _, decl := range f.Decls {
+		switch decl := decl.(type) {
+		case *ast.GenDecl:
+			for _, ts := range structTypes(decl) {
+				if ts.Name.Name == "Stored" {
+					d.storedType = true
+					continue
+				}
+				for _, field := range ts.Type.(*ast.StructType).Fields.List {
+					if exprString(field.Type) != "Stored" {
+						continue
+					}
+					for _, n := range field.Names {
+						d.holders[ts.Name.Name] = append(d.holders[ts.Name.Name], n.Name)
+						d.exported[ts.Name.Name] = d.exported[ts.Name.Name] || n.IsExported()
+					}
+					if len(field.Names) == 0 { // embedded: its fields are promoted, so exported
+						d.holders[ts.Name.Name] = append(d.holders[ts.Name.Name], "Stored")
+						d.exported[ts.Name.Name] = true
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			params, results := flatten(decl.Type.Params), flatten(decl.Type.Results)
+			switch {
+			case decl.Recv == nil && decl.Name.Name == "Restore":
+				d.restorePos = fmt.Sprintf("%s:%d", rel, fset.Position(decl.Pos()).Line)
+				if len(params) >= 1 && exprString(params[0]) == "Stored" && len(results) == 1 && strings.HasPrefix(exprString(results[0]), "*") {
+					d.restoreOf = strings.TrimPrefix(exprString(results[0]), "*")
+				} else {
+					d.restoreOf = "?"
+				}
+			case decl.Recv != nil && decl.Name.Name == "Stored" && len(params) == 0 && len(results) == 1 && exprString(results[0]) == "Stored":
+				d.storedMethods[receiverName(decl.Recv)] = true
+			}
+		}
+	}
+}
+
+// violations says what the package lacks.
+func (d *aggregateDomain) violations() []violation {
+	bad := func(pos, subject string) violation {
+		return violation{Pos: pos, Subject: subject, Rule: 9, Text: rule9Text}
+	}
+	var vs []violation
+	if !d.storedType {
+		vs = append(vs, bad(d.rel, "no type Stored"))
+	}
+	switch d.restoreOf {
+	case "":
+		return append(vs, bad(d.rel, "no func Restore"))
+	case "?":
+		return append(vs, bad(d.restorePos, "func Restore that takes no Stored first or returns no pointer to the aggregate"))
+	}
+	agg := d.restoreOf
+	if fields := d.holders[agg]; len(fields) != 1 || d.exported[agg] {
+		vs = append(vs, bad(d.restorePos, fmt.Sprintf("aggregate %s holding Stored in %q (want one unexported field)", agg, fields)))
+	}
+	if !d.storedMethods[agg] && !d.storedMethods["*"+agg] {
+		vs = append(vs, bad(d.restorePos, "aggregate "+agg+" without method Stored() Stored"))
+	}
+	return vs
+}
+
+// restoreCalls lists the calls to a module domain's Restore in a non-test
+// file at rel that is not of that module's adapters.
+func restoreCalls(fset *token.FileSet, rel string, f *ast.File) []violation {
+	domains := map[string]string{} // local name -> module of an imported modules/<m>/domain
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		parts := strings.Split(path, "/")
+		if len(parts) != 4 || parts[0] != modulePath || parts[1] != "modules" || parts[3] != "domain" {
+			continue
+		}
+		name := "domain"
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		domains[name] = parts[2]
+	}
+	var vs []violation
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Restore" {
+			return true
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok || domains[x.Name] == "" {
+			return true
+		}
+		if !strings.HasPrefix(rel, "modules/"+domains[x.Name]+"/adapters/") {
+			vs = append(vs, violation{Pos: fmt.Sprintf("%s:%d", rel, fset.Position(call.Pos()).Line),
+				Subject: "call of " + domains[x.Name] + "'s domain.Restore", Rule: 9, Text: rule9Text})
+		}
+		return true
+	})
+	return vs
+}
+
+// checkAggregateTree applies rule 9 to every non-test Go file of the tree:
+// each module's domain package, and every call of a domain's Restore.
+func checkAggregateTree(root string) (domains int, vs []violation, err error) {
+	fset := token.NewFileSet()
+	byModule := map[string]*aggregateDomain{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		vs = append(vs, restoreCalls(fset, rel, f)...)
+		if parts := strings.Split(rel, "/"); len(parts) == 4 && parts[0] == "modules" && parts[2] == "domain" {
+			if byModule[parts[1]] == nil {
+				byModule[parts[1]] = newAggregateDomain(path.Dir(rel))
+			}
+			byModule[parts[1]].read(fset, rel, f)
+		}
+		return nil
+	})
+	for _, d := range byModule {
+		vs = append(vs, d.violations()...)
+	}
+	return len(byModule), vs, err
+}
+
+func TestAggregateStyle(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	domains, vs, err := checkAggregateTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if domains < 4 {
+		t.Fatalf("rule 9 read %d modules' domain packages; expected the four", domains)
+	}
+	for _, v := range vs {
+		t.Error(v)
+	}
+}
