@@ -132,10 +132,10 @@ func TestNumbersAndMissingParcels(t *testing.T) {
 		t.Errorf("the number of a deleted parcel: %v", err)
 	}
 	for name, err := range map[string]error{
-		"Get":      func() error { _, err := repo.Get(ctx, "tp_1"); return err }(),
+		"Get":       func() error { _, err := repo.Get(ctx, "tp_1"); return err }(),
 		"GetStored": func() error { _, err := repo.GetStored(ctx, "tp_1"); return err }(),
-		"Update":   func() error { _, err := repo.Update(ctx, "tp_1", keep); return err }(),
-		"Delete":   repo.Delete(ctx, "tp_1", keep),
+		"Update":    func() error { _, err := repo.Update(ctx, "tp_1", keep); return err }(),
+		"Delete":    repo.Delete(ctx, "tp_1", keep),
 	} {
 		if !fault.Is(err, fault.KindNotFound) {
 			t.Errorf("%s of a missing parcel: %v", name, err)
