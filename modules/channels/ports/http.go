@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/gorilla/mux"
@@ -12,6 +13,7 @@ import (
 	"shipd/modules/channels/app"
 	"shipd/modules/channels/app/command"
 	"shipd/modules/channels/app/query"
+	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
 	"shipd/platform/auth"
 	"shipd/platform/carrier"
@@ -24,15 +26,18 @@ import (
 
 // HTTPServer serves /v1/shipping-channels and /v1/providers.
 type HTTPServer struct {
-	app     app.Application
-	baseURL string
-	clock   clock.Clock // dates the ids of new channels
+	app      app.Application
+	channels httpapi.Resource[query.GetChannel, contract.ShippingChannel]
 }
 
 // NewHTTPServer serves the application under cfg's public base URL (in
-// Location headers and list links).
+// Location headers and list links); clk dates the ids of new channels.
 func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
-	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
+	return HTTPServer{app: application, channels: httpapi.Resource[query.GetChannel, contract.ShippingChannel]{
+		Path: "/v1/shipping-channels", Prefix: ids.ShippingChannel, Name: "Shipping channel", BaseURL: cfg.PublicBaseURL, Clock: clk,
+		Get:   application.Queries.GetChannel,
+		Query: func(accountID, id string) query.GetChannel { return query.GetChannel{AccountID: accountID, ID: id} },
+	}}
 }
 
 // Register adds the routes to the authenticated /v1 router.
@@ -58,21 +63,16 @@ type createRequest struct {
 
 func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	var req createRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		httpapi.WriteError(w, r, err)
+	id, ok := h.channels.ReadNew(w, r, &req)
+	if !ok {
 		return
 	}
-	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.ShippingChannel, h.clock.Now())
+	accountID := auth.RequestPrincipal(r).AccountID
 	err := h.app.Commands.CreateChannel.Handle(r.Context(), command.CreateChannel{
 		AccountID: accountID, ChannelID: id, Name: req.Name, Description: req.Description,
 		Provider: req.Provider, Settings: req.Settings,
 	})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipping-channels/"+id)
-	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: accountID, ID: id}, http.StatusCreated, "Shipping channel created successfully")
+	h.channels.WriteCreated(w, r, err, accountID, id, "Shipping channel created successfully")
 }
 
 // updateRequest is the body of PUT and PATCH: absent fields stay as they
@@ -88,13 +88,9 @@ func (h HTTPServer) replace(w http.ResponseWriter, r *http.Request) { h.update(w
 func (h HTTPServer) patch(w http.ResponseWriter, r *http.Request)   { h.update(w, r, true) }
 
 func (h HTTPServer) update(w http.ResponseWriter, r *http.Request, merge bool) {
-	id, ok := channelID(w, r)
-	if !ok {
-		return
-	}
 	var req updateRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		httpapi.WriteError(w, r, err)
+	id, ok := h.channels.ReadEdit(w, r, &req)
+	if !ok {
 		return
 	}
 	settings, err := decodeSettings(req.Settings)
@@ -113,11 +109,7 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request, merge bool) {
 		AccountID: accountID, ID: id, Name: req.Name, Description: req.Description,
 		Settings: settings, MergeSettings: merge, Status: req.Status,
 	})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: accountID, ID: id}, http.StatusOK, "Shipping channel updated successfully")
+	h.channels.WriteChanged(w, r, err, accountID, id, "Shipping channel updated successfully")
 }
 
 // decodeSettings tells "absent or null" (nil map, unchanged) from an object.
@@ -133,33 +125,26 @@ func decodeSettings(raw json.RawMessage) (map[string]any, error) {
 }
 
 func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
-	id, ok := channelID(w, r)
-	if !ok {
-		return
+	if id, ok := h.channels.ID(w, r); ok {
+		h.channels.WriteOne(w, r, auth.RequestPrincipal(r).AccountID, id)
 	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}, http.StatusOK, "")
 }
 
 func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	errs := fault.FieldErrors{}
-	page := httpapi.PageParams(q, errs)
-	status := q.Get("status")
-	if status != "" && !domain.ValidStatus(status) {
-		errs.Add("status", "must be one of: draft, active, error, inactive")
-	}
-	provider := q.Get("provider")
-	if provider != "" && !h.knownProvider(r.Context(), provider) {
-		errs.Add("provider", "must be one of the providers of GET /v1/providers")
-	}
-	if err := errs.Err(); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteListed(w, r, h.app.Queries.ListChannels, query.ListChannels{
-		AccountID: auth.RequestPrincipal(r).AccountID, Provider: provider, Status: status,
-		Offset: page.Offset(), Limit: page.PerPage,
-	}, page, h.baseURL)
+	httpapi.WriteFiltered(w, r, h.app.Queries.ListChannels, h.channels.BaseURL, func(params url.Values, page httpapi.Page, errs fault.FieldErrors) query.ListChannels {
+		status := params.Get("status")
+		if status != "" && !domain.ValidStatus(status) {
+			errs.Add("status", "must be one of: draft, active, error, inactive")
+		}
+		provider := params.Get("provider")
+		if provider != "" && !h.knownProvider(r.Context(), provider) {
+			errs.Add("provider", "must be one of the providers of GET /v1/providers")
+		}
+		return query.ListChannels{
+			AccountID: auth.RequestPrincipal(r).AccountID, Provider: provider, Status: status,
+			Offset: page.Offset(), Limit: page.PerPage,
+		}
+	})
 }
 
 func (h HTTPServer) knownProvider(ctx context.Context, code string) bool {
@@ -168,7 +153,7 @@ func (h HTTPServer) knownProvider(ctx context.Context, code string) bool {
 }
 
 func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
-	id, ok := channelID(w, r)
+	id, ok := h.channels.ID(w, r)
 	if !ok {
 		return
 	}
@@ -180,23 +165,15 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTPServer) validate(w http.ResponseWriter, r *http.Request) {
-	id, ok := channelID(w, r)
+	id, ok := h.channels.ID(w, r)
 	if !ok {
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID
-	if err := h.app.Commands.ValidateChannel.Handle(r.Context(), command.ValidateChannel{AccountID: accountID, ID: id}); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetChannel, query.GetChannel{AccountID: accountID, ID: id}, http.StatusOK, "Shipping channel validated successfully")
+	err := h.app.Commands.ValidateChannel.Handle(r.Context(), command.ValidateChannel{AccountID: accountID, ID: id})
+	h.channels.WriteChanged(w, r, err, accountID, id, "Shipping channel validated successfully")
 }
 
 func (h HTTPServer) providers(w http.ResponseWriter, r *http.Request) {
 	httpapi.WriteQueried(w, r, h.app.Queries.ListProviders, query.ListProviders{}, http.StatusOK, "")
-}
-
-// channelID reads the path id; one that cannot be an id of this kind is a 404.
-func channelID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	return httpapi.PathID(w, r, ids.ShippingChannel, "Shipping channel")
 }

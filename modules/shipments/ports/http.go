@@ -5,6 +5,7 @@ package ports
 import (
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strconv"
 	"unicode/utf8"
 
@@ -13,6 +14,7 @@ import (
 	"shipd/modules/shipments/app"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/shipments/app/query"
+	"shipd/modules/shipments/contract"
 	"shipd/modules/shipments/domain"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
@@ -24,15 +26,18 @@ import (
 
 // HTTPServer serves /v1/shipments.
 type HTTPServer struct {
-	app     app.Application
-	baseURL string
-	clock   clock.Clock
+	app       app.Application
+	shipments httpapi.Resource[query.GetShipment, contract.Shipment]
 }
 
 // NewHTTPServer serves the application under cfg's public base URL (in
 // Location headers and list links); clk dates the ids of new shipments.
 func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
-	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
+	return HTTPServer{app: application, shipments: httpapi.Resource[query.GetShipment, contract.Shipment]{
+		Path: "/v1/shipments", Prefix: ids.Shipment, Name: "Shipment", BaseURL: cfg.PublicBaseURL, Clock: clk,
+		Get:   application.Queries.GetShipment,
+		Query: func(accountID, id string) query.GetShipment { return query.GetShipment{AccountID: accountID, ID: id} },
+	}}
 }
 
 // Register adds the routes to the authenticated /v1 router.
@@ -48,64 +53,48 @@ func (h HTTPServer) Register(r *mux.Router) {
 
 func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	var req createRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		httpapi.WriteError(w, r, err)
+	id, ok := h.shipments.ReadNew(w, r, &req)
+	if !ok {
 		return
 	}
 	d := req.request()
 	if len(d.shape) > 0 {
-		httpapi.WriteError(w, r, httpapi.Refusal(d.shape, d.answer(d.request.Check(h.clock.Now())), d.unread...))
+		httpapi.WriteError(w, r, httpapi.Refusal(d.shape, d.answer(d.request.Check(h.shipments.Clock.Now())), d.unread...))
 		return
 	}
-	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.Shipment, h.clock.Now())
+	accountID := auth.RequestPrincipal(r).AccountID
 	err := h.app.Commands.CreateShipment.Handle(r.Context(), command.CreateShipment{AccountID: accountID, ShipmentID: id, Shipment: d.request})
-	if err != nil {
-		httpapi.WriteError(w, r, d.answer(err))
-		return
-	}
-	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/shipments/"+id)
-	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: accountID, ID: id}, http.StatusCreated, "Shipment created successfully")
+	h.shipments.WriteCreated(w, r, d.answer(err), accountID, id, "Shipment created successfully")
 }
 
 func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	errs := fault.FieldErrors{}
-	page := httpapi.PageParams(q, errs)
-	status := q.Get("status")
-	if status != "" && !domain.ValidStatus(status) {
-		errs.Add("status", "must be one of: pending, created, shipped, delivered, cancelled, returned")
-	}
-	search := httpapi.TextParam(q, "search", errs)
-	if utf8.RuneCountInString(search) > 255 {
-		errs.Add("search", "must be at most 255 characters")
-	}
-	channelID := httpapi.TextParam(q, "shipping_channel_id", errs)
-	if err := errs.Err(); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteListed(w, r, h.app.Queries.ListShipments, query.ListShipments{
-		AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: channelID, Search: search,
-		Offset: page.Offset(), Limit: page.PerPage,
-	}, page, h.baseURL)
+	httpapi.WriteFiltered(w, r, h.app.Queries.ListShipments, h.shipments.BaseURL, func(params url.Values, page httpapi.Page, errs fault.FieldErrors) query.ListShipments {
+		status := params.Get("status")
+		if status != "" && !domain.ValidStatus(status) {
+			errs.Add("status", "must be one of: pending, created, shipped, delivered, cancelled, returned")
+		}
+		search := httpapi.TextParam(params, "search", errs)
+		if utf8.RuneCountInString(search) > 255 {
+			errs.Add("search", "must be at most 255 characters")
+		}
+		channelID := httpapi.TextParam(params, "shipping_channel_id", errs)
+		return query.ListShipments{
+			AccountID: auth.RequestPrincipal(r).AccountID, Status: status, ChannelID: channelID, Search: search,
+			Offset: page.Offset(), Limit: page.PerPage,
+		}
+	})
 }
 
 func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
-	id, ok := shipmentID(w, r)
-	if !ok {
-		return
+	if id, ok := h.shipments.ID(w, r); ok {
+		h.shipments.WriteOne(w, r, auth.RequestPrincipal(r).AccountID, id)
 	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}, http.StatusOK, "")
 }
 
 func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
-	id, ok := shipmentID(w, r)
-	if !ok {
-		return
-	}
 	var req updateRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		httpapi.WriteError(w, r, err)
+	id, ok := h.shipments.ReadEdit(w, r, &req)
+	if !ok {
 		return
 	}
 	shape := fault.FieldErrors{}
@@ -117,36 +106,23 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 	accountID := auth.RequestPrincipal(r).AccountID
 	err := h.app.Commands.UpdateShipment.Handle(r.Context(), command.UpdateShipment{
 		AccountID: accountID, ID: id, ReferenceNumber: req.ReferenceNumber, Metadata: metadata, EnableTracking: req.EnableTracking})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: accountID, ID: id}, http.StatusOK, "Shipment updated successfully")
+	h.shipments.WriteChanged(w, r, err, accountID, id, "Shipment updated successfully")
 }
 
 func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
-	id, ok := shipmentID(w, r)
-	if !ok {
-		return
+	if id, ok := h.shipments.ID(w, r); ok {
+		httpapi.WriteDeleted(w, r, h.app.Commands.DeleteShipment.Handle(r.Context(), command.DeleteShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}))
 	}
-	if err := h.app.Commands.DeleteShipment.Handle(r.Context(), command.DeleteShipment{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
-	id, ok := shipmentID(w, r)
+	id, ok := h.shipments.ID(w, r)
 	if !ok {
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID
-	if err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: accountID, ID: id}); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetShipment, query.GetShipment{AccountID: accountID, ID: id}, http.StatusOK, "Shipment cancelled successfully")
+	err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: accountID, ID: id})
+	h.shipments.WriteChanged(w, r, err, accountID, id, "Shipment cancelled successfully")
 }
 
 // labelBody is the JSON answer of GET /v1/shipments/{id}/label.
@@ -165,7 +141,7 @@ type labelFile struct {
 }
 
 func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
-	id, ok := shipmentID(w, r)
+	id, ok := h.shipments.ID(w, r)
 	if !ok {
 		return
 	}
@@ -198,9 +174,4 @@ func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
 		ShipmentID: id, ReferenceNumber: res.Shipment.ReferenceNumber, ProviderShipmentID: res.Shipment.ProviderShipmentID,
 		Label: labelFile{Content: base64.StdEncoding.EncodeToString(l.Data), Format: l.Format, MIMEType: l.MIMEType, Size: len(l.Data)},
 	}, "Label retrieved successfully")
-}
-
-// shipmentID reads the path id; one that cannot be an id of this kind is a 404.
-func shipmentID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	return httpapi.PathID(w, r, ids.Shipment, "Shipment")
 }

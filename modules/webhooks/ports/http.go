@@ -4,6 +4,7 @@ package ports
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -24,15 +25,20 @@ import (
 
 // HTTPServer serves /v1/webhook-subscriptions.
 type HTTPServer struct {
-	app     app.Application
-	baseURL string
-	clock   clock.Clock // dates the ids of new subscriptions
+	app           app.Application
+	subscriptions httpapi.Resource[query.GetSubscription, contract.Subscription]
 }
 
 // NewHTTPServer serves the application under cfg's public base URL (in
-// Location headers and list links).
+// Location headers and list links); clk dates the ids of new subscriptions.
 func NewHTTPServer(application app.Application, cfg config.Config, clk clock.Clock) HTTPServer {
-	return HTTPServer{app: application, baseURL: cfg.PublicBaseURL, clock: clk}
+	return HTTPServer{app: application, subscriptions: httpapi.Resource[query.GetSubscription, contract.Subscription]{
+		Path: "/v1/webhook-subscriptions", Prefix: ids.WebhookSub, Name: "Webhook subscription", BaseURL: cfg.PublicBaseURL, Clock: clk,
+		Get: application.Queries.GetSubscription,
+		Query: func(accountID, id string) query.GetSubscription {
+			return query.GetSubscription{AccountID: accountID, ID: id}
+		},
+	}}
 }
 
 // Register adds the routes to the authenticated /v1 router.
@@ -55,12 +61,7 @@ type created struct {
 }
 
 func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
-	var req subscriptionRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	c, err := req.read(r.Method)
+	req, c, err := decodeChange(r)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
@@ -71,7 +72,7 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	if req.Secret == nil {
 		generated = f.Secret
 	}
-	accountID, id := auth.RequestPrincipal(r).AccountID, ids.NewAt(ids.WebhookSub, h.clock.Now())
+	accountID, id := auth.RequestPrincipal(r).AccountID, h.subscriptions.NewID()
 	err = h.app.Commands.CreateSubscription.Handle(r.Context(), command.CreateSubscription{AccountID: accountID, SubscriptionID: id, Fields: f})
 	if err != nil {
 		httpapi.WriteError(w, r, err)
@@ -86,93 +87,77 @@ func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
 	if generated != "" {
 		body.GeneratedSecret = &generated
 	}
-	w.Header().Set("Location", httpapi.BaseURL(r, h.baseURL)+"/v1/webhook-subscriptions/"+id)
+	w.Header().Set("Location", h.subscriptions.Location(r, id))
 	httpapi.WriteJSON(w, http.StatusCreated, body)
 }
 
-func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
-	errs := fault.FieldErrors{}
-	page := httpapi.PageParams(r.URL.Query(), errs)
-	if err := errs.Err(); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
+// decodeChange reads a POST, PUT or PATCH body into the domain's change:
+// create and update take the same body, and differ by what they require.
+func decodeChange(r *http.Request) (req subscriptionRequest, c domain.Change, err error) {
+	if err = httpapi.Decode(r, &req); err != nil {
+		return req, c, err
 	}
-	httpapi.WriteListed(w, r, h.app.Queries.ListSubscriptions, query.ListSubscriptions{
-		AccountID: auth.RequestPrincipal(r).AccountID, Offset: page.Offset(), Limit: page.PerPage}, page, h.baseURL)
+	c, err = req.read(r.Method)
+	return req, c, err
+}
+
+func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
+	httpapi.WriteFiltered(w, r, h.app.Queries.ListSubscriptions, h.subscriptions.BaseURL, func(_ url.Values, page httpapi.Page, _ fault.FieldErrors) query.ListSubscriptions {
+		return query.ListSubscriptions{AccountID: auth.RequestPrincipal(r).AccountID, Offset: page.Offset(), Limit: page.PerPage}
+	})
 }
 
 func (h HTTPServer) get(w http.ResponseWriter, r *http.Request) {
-	id, ok := subscriptionID(w, r)
-	if !ok {
-		return
+	if id, ok := h.subscriptions.ID(w, r); ok {
+		h.subscriptions.WriteOne(w, r, auth.RequestPrincipal(r).AccountID, id)
 	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetSubscription, query.GetSubscription{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}, http.StatusOK, "")
 }
 
 // update is PUT (name required, as the spec says) and PATCH (nothing
 // required); absent fields, and an empty secret, keep their values.
 func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
-	id, ok := subscriptionID(w, r)
+	id, ok := h.subscriptions.ID(w, r)
 	if !ok {
 		return
 	}
-	var req subscriptionRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	c, err := req.read(r.Method)
+	_, c, err := decodeChange(r)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID
 	err = h.app.Commands.UpdateSubscription.Handle(r.Context(), command.UpdateSubscription{AccountID: accountID, ID: id, Change: c})
-	if err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetSubscription, query.GetSubscription{AccountID: accountID, ID: id}, http.StatusOK, "Webhook subscription updated successfully")
+	h.subscriptions.WriteChanged(w, r, err, accountID, id, "Webhook subscription updated successfully")
 }
 
 func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
-	id, ok := subscriptionID(w, r)
-	if !ok {
-		return
+	if id, ok := h.subscriptions.ID(w, r); ok {
+		httpapi.WriteDeleted(w, r, h.app.Commands.DeleteSubscription.Handle(r.Context(), command.DeleteSubscription{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}))
 	}
-	if err := h.app.Commands.DeleteSubscription.Handle(r.Context(), command.DeleteSubscription{AccountID: auth.RequestPrincipal(r).AccountID, ID: id}); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func (h HTTPServer) logs(w http.ResponseWriter, r *http.Request) {
-	id, ok := subscriptionID(w, r)
+	id, ok := h.subscriptions.ID(w, r)
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	errs := fault.FieldErrors{}
-	page := httpapi.PageParams(q, errs)
-	status, eventType := q.Get("status"), q.Get("event_type")
-	if status != "" && status != domain.LogSuccess && status != domain.LogFailed {
-		errs.Add("status", "must be one of: success, failed")
-	}
-	if eventType != "" && !slices.Contains(app.EventTypes, eventType) {
-		errs.Add("event_type", "must be one of: "+strings.Join(app.EventTypes, ", "))
-	}
-	if err := errs.Err(); err != nil {
-		httpapi.WriteError(w, r, err)
-		return
-	}
-	httpapi.WriteListed(w, r, h.app.Queries.ListDeliveryLogs, query.ListDeliveryLogs{
-		AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, Status: status, EventType: eventType,
-		Offset: page.Offset(), Limit: page.PerPage}, page, h.baseURL)
+	httpapi.WriteFiltered(w, r, h.app.Queries.ListDeliveryLogs, h.subscriptions.BaseURL, func(params url.Values, page httpapi.Page, errs fault.FieldErrors) query.ListDeliveryLogs {
+		status, eventType := params.Get("status"), params.Get("event_type")
+		if status != "" && status != domain.LogSuccess && status != domain.LogFailed {
+			errs.Add("status", "must be one of: success, failed")
+		}
+		if eventType != "" && !slices.Contains(app.EventTypes, eventType) {
+			errs.Add("event_type", "must be one of: "+strings.Join(app.EventTypes, ", "))
+		}
+		return query.ListDeliveryLogs{
+			AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, Status: status, EventType: eventType,
+			Offset: page.Offset(), Limit: page.PerPage,
+		}
+	})
 }
 
 func (h HTTPServer) log(w http.ResponseWriter, r *http.Request) {
-	id, ok := subscriptionID(w, r)
+	id, ok := h.subscriptions.ID(w, r)
 	if !ok {
 		return
 	}
@@ -182,9 +167,4 @@ func (h HTTPServer) log(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpapi.WriteQueried(w, r, h.app.Queries.GetDeliveryLog, query.GetDeliveryLog{AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, ID: logID}, http.StatusOK, "")
-}
-
-// subscriptionID reads the path id; one that cannot be an id of this kind is a 404.
-func subscriptionID(w http.ResponseWriter, r *http.Request) (string, bool) {
-	return httpapi.PathID(w, r, ids.WebhookSub, "Webhook subscription")
 }
