@@ -83,14 +83,7 @@ func (r *PostgresRepository) Get(ctx context.Context, id string) (*domain.Channe
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) (*domain.Channel, error) {
 	var out *domain.Channel
 	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
-		if err := postgres.LockForChange(ctx, tx, id); err != nil {
-			return err
-		}
-		ch, err := r.load(ctx, tx, id, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		events, err := fn(ch)
+		ch, events, err := r.change(ctx, tx, id, fn)
 		if err != nil {
 			return err
 		}
@@ -119,14 +112,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(ch *
 // Delete removes one channel under a row lock.
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
 	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
-		if err := postgres.LockForChange(ctx, tx, id); err != nil {
-			return err
-		}
-		ch, err := r.load(ctx, tx, id, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		events, err := fn(ch)
+		_, events, err := r.change(ctx, tx, id, fn)
 		if err != nil {
 			return err
 		}
@@ -135,6 +121,21 @@ func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(ch *
 		}
 		return r.publish(ctx, tx, events)
 	})
+}
+
+// change begins Update and Delete alike: the channel's lock first, which
+// keeps its events in order (postgres.LockForChange), then the channel read
+// under its row lock and changed by fn.
+func (r *PostgresRepository) change(ctx context.Context, tx *sqlx.Tx, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) (*domain.Channel, []domain.Event, error) {
+	if err := postgres.LockForChange(ctx, tx, id); err != nil {
+		return nil, nil, err
+	}
+	ch, err := r.load(ctx, tx, id, " FOR UPDATE")
+	if err != nil {
+		return nil, nil, err
+	}
+	events, err := fn(ch)
+	return ch, events, err
 }
 
 func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {

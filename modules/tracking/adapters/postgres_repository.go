@@ -102,18 +102,26 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 	return domain.Restore(st, updates), nil
 }
 
+// change begins Update and Delete alike: the parcel's lock first, which
+// keeps its events in order (postgres.LockForChange), then the parcel read
+// under its row lock and changed by fn.
+func change(ctx context.Context, tx *sqlx.Tx, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) (*domain.Parcel, []domain.Event, error) {
+	if err := postgres.LockForChange(ctx, tx, id); err != nil {
+		return nil, nil, err
+	}
+	p, err := load(ctx, tx, id, " FOR UPDATE")
+	if err != nil {
+		return nil, nil, err
+	}
+	events, err := fn(p)
+	return p, events, err
+}
+
 // Update changes one parcel under a row lock and releases its check lease.
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) (*domain.Parcel, error) {
 	var out *domain.Parcel
 	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
-		if err := postgres.LockForChange(ctx, tx, id); err != nil {
-			return err
-		}
-		p, err := load(ctx, tx, id, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		events, err := fn(p)
+		p, events, err := change(ctx, tx, id, fn)
 		if err != nil {
 			return err
 		}
@@ -145,14 +153,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(p *d
 // Delete removes one parcel (its status updates with it) under a row lock.
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) error {
 	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
-		if err := postgres.LockForChange(ctx, tx, id); err != nil {
-			return err
-		}
-		p, err := load(ctx, tx, id, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		events, err := fn(p)
+		_, events, err := change(ctx, tx, id, fn)
 		if err != nil {
 			return err
 		}
