@@ -1,5 +1,6 @@
 // Package httpapi is the HTTP side every module shares: the router, the
-// envelopes and error shape, pagination, request decoding and middleware.
+// envelopes and error shape, pagination, request decoding and middleware,
+// and what every module's port does alike for its resources (Resource).
 package httpapi
 
 import (
