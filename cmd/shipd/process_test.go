@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -64,14 +65,28 @@ func startServe(t *testing.T, dsn string, extra ...string) *process {
 	return p
 }
 
-func get(t *testing.T, url, key string) *http.Response {
+// send makes one request of the API with key, as a client of the process
+// would; a body is JSON.
+func send(t *testing.T, method, url, key string, body io.Reader) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func get(t *testing.T, url, key string) *http.Response {
+	t.Helper()
+	res := send(t, http.MethodGet, url, key, nil)
 	res.Body.Close()
 	return res
 }

@@ -102,13 +102,7 @@ func TestDeliveryInFlightSurvivesKill(t *testing.T) {
 func post(t *testing.T, url, key string, body map[string]any) map[string]any {
 	t.Helper()
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := send(t, http.MethodPost, url, key, bytes.NewReader(raw))
 	defer res.Body.Close()
 	var out struct {
 		Data map[string]any `json:"data"`
@@ -121,12 +115,7 @@ func post(t *testing.T, url, key string, body map[string]any) map[string]any {
 
 func getJSON(t *testing.T, url, key string, out any) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := send(t, http.MethodGet, url, key, nil)
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %d", url, res.StatusCode)
