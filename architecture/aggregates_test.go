@@ -10,12 +10,8 @@ package architecture_test
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,32 +146,7 @@ func restoreCalls(fset *token.FileSet, rel string, f *ast.File) []violation {
 func checkAggregateTree(root string) (domains int, vs []violation, err error) {
 	fset := token.NewFileSet()
 	byModule := map[string]*aggregateDomain{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	err = parseGoTree(fset, root, ".", func(rel string, f *ast.File) {
 		vs = append(vs, restoreCalls(fset, rel, f)...)
 		if parts := strings.Split(rel, "/"); len(parts) == 4 && parts[0] == "modules" && parts[2] == "domain" {
 			if byModule[parts[1]] == nil {
@@ -183,7 +154,6 @@ func checkAggregateTree(root string) (domains int, vs []violation, err error) {
 			}
 			byModule[parts[1]].read(fset, rel, f)
 		}
-		return nil
 	})
 	for _, d := range byModule {
 		vs = append(vs, d.violations()...)
@@ -192,18 +162,5 @@ func checkAggregateTree(root string) (domains int, vs []violation, err error) {
 }
 
 func TestAggregateStyle(t *testing.T) {
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	domains, vs, err := checkAggregateTree(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if domains < 4 {
-		t.Fatalf("rule 9 read %d modules' domain packages; expected the four", domains)
-	}
-	for _, v := range vs {
-		t.Error(v)
-	}
+	checkRepository(t, checkAggregateTree, 4, "rule 9 read %d modules' domain packages; expected the four")
 }

@@ -7,10 +7,7 @@ package architecture_test
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -272,25 +269,9 @@ func checkHandlerTree(root string) (files int, vs []violation, err error) {
 			vs = append(vs, handlersWithoutHandle(fset, p.rels, p.files)...)
 		}
 	}()
-	err = filepath.WalkDir(filepath.Join(root, "modules"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
+	err = parseGoTree(fset, root, "modules", func(rel string, f *ast.File) {
 		if useCaseKind(rel) == "" {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			return
 		}
 		files++
 		vs = append(vs, checkHandlerShape(fset, rel, f)...)
@@ -299,24 +280,10 @@ func checkHandlerTree(root string) (files int, vs []violation, err error) {
 			pkgs[dir] = &pkg{}
 		}
 		pkgs[dir].rels, pkgs[dir].files = append(pkgs[dir].rels, rel), append(pkgs[dir].files, f)
-		return nil
 	})
 	return files, vs, err
 }
 
 func TestHandlerShape(t *testing.T) {
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, vs, err := checkHandlerTree(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if files < 8 {
-		t.Fatalf("rule 8 read %d files of the modules' app packages; expected every module's", files)
-	}
-	for _, v := range vs {
-		t.Error(v)
-	}
+	checkRepository(t, checkHandlerTree, 8, "rule 8 read %d files of the modules' app packages; expected every module's")
 }

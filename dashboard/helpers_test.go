@@ -89,6 +89,23 @@ func (b *browser) post(from, path string, form url.Values) (int, string, *http.R
 	return b.do(http.MethodPost, path, form)
 }
 
+// createShownOnce sends the create form of the page at path and returns
+// the page of its 201 answer and the secret that page shows this once (a new
+// API key, a generated webhook secret), shown's first group; what names it
+// in a failure.
+func (b *browser) createShownOnce(path string, form url.Values, shown *regexp.Regexp, what string) (page, secret string) {
+	b.t.Helper()
+	status, page, _ := b.post(path, path, form)
+	if status != http.StatusCreated {
+		b.t.Fatalf("create: %d\n%s", status, text(page))
+	}
+	m := shown.FindStringSubmatch(page)
+	if m == nil {
+		b.t.Fatalf("the %s is not on the page:\n%s", what, text(page))
+	}
+	return page, m[1]
+}
+
 // text is a page without its markup, spaces collapsed, for asserting what a
 // user reads.
 func text(page string) string {

@@ -23,15 +23,7 @@ func TestKeysAreCreatedShownOnceListedAndRevoked(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	b := signIn(t, env, "acme", "jana@example.com")
 
-	status, page, _ := b.post("/dashboard/keys", "/dashboard/keys", url.Values{"name": {"Shop"}, "permissions": {"shipments:read", "channels:read"}})
-	if status != http.StatusCreated {
-		t.Fatalf("create: %d\n%s", status, text(page))
-	}
-	m := shownKey.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("the new key is not on the page:\n%s", text(page))
-	}
-	key := m[1]
+	page, key := b.createShownOnce("/dashboard/keys", url.Values{"name": {"Shop"}, "permissions": {"shipments:read", "channels:read"}}, shownKey, "new key")
 	if res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments", Key: key}); res.Status != http.StatusOK {
 		t.Errorf("the new key reading shipments: %d %s", res.Status, res.Body)
 	}

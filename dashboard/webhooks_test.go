@@ -264,16 +264,8 @@ func TestWebhookCreateFormAndList(t *testing.T) {
 	b := signIn(t, env, "acme", "jana@example.com")
 	rc := newWebhookReceiver(t, http.StatusNoContent, "")
 
-	status, page, _ := b.post("/dashboard/webhooks", "/dashboard/webhooks", url.Values{"name": {"Shop"}, "url": {rc.URL + "/shop"},
-		"events": {"shipping_channel.created", "shipment.created"}, "active": {"true"}})
-	if status != http.StatusCreated {
-		t.Fatalf("create: %d\n%s", status, text(page))
-	}
-	m := shownSecret.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("the generated secret is not on the page:\n%s", text(page))
-	}
-	secret := m[1]
+	page, secret := b.createShownOnce("/dashboard/webhooks", url.Values{"name": {"Shop"}, "url": {rc.URL + "/shop"},
+		"events": {"shipping_channel.created", "shipment.created"}, "active": {"true"}}, shownSecret, "generated secret")
 	if !strings.Contains(text(page), "shipping_channel.created, shipment.created") {
 		t.Errorf("the new subscription is not listed:\n%s", text(page))
 	}

@@ -46,13 +46,13 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 		before := w.acknowledged()
 		if round%2 == 1 {
 			eventually(t, 60*time.Second, fmt.Sprintf("round %d: the failpoint kills shipd", round), func() string {
-				if current.running() {
+				if current.Running() {
 					return "still running"
 				}
 				return ""
 			})
-			if ws, ok := current.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
-				t.Fatalf("round %d: shipd ended with %v, not by its failpoint's SIGKILL:\n%s", round, current.cmd.ProcessState, current.tail(20))
+			if ws, ok := current.Cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+				t.Fatalf("round %d: shipd ended with %v, not by its failpoint's SIGKILL:\n%s", round, current.Cmd.ProcessState, current.Tail(20))
 			}
 			failpointDone++
 		} else {
@@ -65,7 +65,7 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 			})
 			time.Sleep(time.Duration(50+rand.IntN(500)) * time.Millisecond) // a random moment of the writes to kill at
 			inFlightAtKills += int(w.inFlight.Load())
-			current.kill()
+			current.Kill()
 			randomDone++
 		}
 		current = startInstance(t, fmt.Sprintf("shipd-keys-%d", round+1), dsn, armedFor(round+1)...)
@@ -73,7 +73,7 @@ func TestKeyedWritesSurviveKills(t *testing.T) {
 	}
 	// The last instance may carry the failpoint; a clean one answers the
 	// final retries.
-	current.kill()
+	current.Kill()
 	current = startInstance(t, "shipd-keys-final", dsn)
 	w.aim(current.client(acc))
 	w.halt()

@@ -36,7 +36,7 @@ func TestKillDuringWrites(t *testing.T) {
 	})
 	hooksInFlight := rc.inFlight()
 	inFlight := load.inFlight.Load()
-	first.kill()
+	first.Kill()
 	killed := time.Now()
 	rc.release()
 	load.halt()

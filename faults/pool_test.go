@@ -74,7 +74,7 @@ func TestThreeInstancesFitDefaultPostgres(t *testing.T) {
 		t.Errorf("%d requests failed under load: %s", len(failed), summarise(failed))
 	}
 	for _, in := range instances {
-		if lines := in.logLines("53300"); len(lines) > 0 {
+		if lines := in.LogLines("53300"); len(lines) > 0 {
 			t.Errorf("%s met a refused connection: %s", in.name, lines[0])
 		}
 		// The pool, and the one connection outside it that LISTENs for
@@ -162,11 +162,11 @@ func TestRefusedConnectionsAnswer503(t *testing.T) {
 	if len(other) > 0 {
 		t.Errorf("answers other than 2xx or 503 with Retry-After: %s", summarise(other))
 	}
-	warnings := in.logLines("no connection slot left")
+	warnings := in.LogLines("no connection slot left")
 	if len(warnings) != 1 {
 		t.Errorf("%d warnings for %d refused requests, want 1", len(warnings), refused)
 	}
-	if n := len(in.logLines(`"level":"ERROR"`, "request failed")); n > 0 {
+	if n := len(in.LogLines(`"level":"ERROR"`, "request failed")); n > 0 {
 		t.Errorf("%d requests logged as failed (500)", n)
 	}
 	t.Logf("pool beyond the limit: %d requests (%s); %d warning lines", len(answers), outcomes(answers), len(warnings))

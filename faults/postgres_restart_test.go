@@ -107,7 +107,7 @@ func postgresOutageDuringWrites(t *testing.T, database, what string, stop func(*
 		return ""
 	})
 	load.halt()
-	if !in.running() {
+	if !in.Running() {
 		t.Fatal("shipd exited when PostgreSQL went away; it must ride the outage out")
 	}
 
@@ -145,7 +145,7 @@ func postgresOutageDuringWrites(t *testing.T, database, what string, stop func(*
 	if listCaughtUp > catchUpBound {
 		t.Errorf("the list caught up with the shipments accepted before the stop %s after PostgreSQL was back; want under %s", listCaughtUp, catchUpBound)
 	}
-	if n := len(in.logLines("database unavailable")); n == 0 {
+	if n := len(in.LogLines("database unavailable")); n == 0 {
 		t.Errorf("shipd logged no 'database unavailable' warning for its 503s")
 	}
 

@@ -3,33 +3,26 @@
 package faults
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"shipd/platform/apptest"
 )
 
 // instance is one `shipd serve` process, as an operator runs it.
 type instance struct {
-	name   string
-	url    string
-	dsn    string
-	env    []string // its extra environment, for a restart
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when the process is gone
-
-	mu    sync.Mutex
-	lines []string // its standard error (JSON logs), line by line
+	*apptest.Process
+	name string
+	url  string
+	dsn  string
+	env  []string // its extra environment, for a restart
 }
 
 // serveEnv is what every instance of the suite runs with. The receiver
@@ -46,14 +39,14 @@ func serveEnv(dsn, addr string, extra []string) []string {
 // The process is killed when the test ends, whatever happened.
 func startInstance(t *testing.T, name, dsn string, extraEnv ...string) *instance {
 	t.Helper()
-	return startInstanceAt(t, name, dsn, freeAddr(t), extraEnv...)
+	return startInstanceAt(t, name, dsn, apptest.FreeAddr(t), extraEnv...)
 }
 
 // restart starts the process again, as it was started, on the same
 // address (a proxy in front keeps routing to it).
 func (in *instance) restart(t *testing.T) *instance {
 	t.Helper()
-	in.kill()
+	in.Kill()
 	return startInstanceAt(t, in.name, in.dsn, strings.TrimPrefix(in.url, "http://"), in.env...)
 }
 
@@ -64,102 +57,15 @@ func startInstanceAt(t *testing.T, name, dsn, addr string, extraEnv ...string) *
 	// If the test binary itself dies (a Ctrl-C, a closed pipe), its shipd
 	// processes die with it instead of serving on, orphaned.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	in := &instance{name: name, url: "http://" + addr, dsn: dsn, env: extraEnv, cmd: cmd, exited: make(chan struct{})}
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		s := bufio.NewScanner(pipe)
-		s.Buffer(make([]byte, 64<<10), 1<<20)
-		for s.Scan() {
-			in.mu.Lock()
-			in.lines = append(in.lines, s.Text())
-			in.mu.Unlock()
-		}
-		_ = cmd.Wait()
-		close(in.exited)
-	}()
+	in := &instance{Process: apptest.StartProcess(t, name, cmd), name: name, url: "http://" + addr, dsn: dsn, env: extraEnv}
 	t.Cleanup(func() {
-		in.kill()
+		in.Kill()
 		if t.Failed() {
-			t.Logf("last lines of %s's log:\n%s", name, in.tail(30))
+			t.Logf("last lines of %s's log:\n%s", name, in.Tail(30))
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res, err := http.Get(in.url + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			return in
-		}
-		select {
-		case <-in.exited:
-			t.Fatalf("%s exited at start:\n%s", name, in.tail(30))
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer /healthz within 30 s:\n%s", name, in.tail(30))
-		}
-		time.Sleep(20 * time.Millisecond) // between polls of /healthz
-	}
-}
-
-// kill sends SIGKILL: nothing is flushed, closed or recorded.
-func (in *instance) kill() {
-	select {
-	case <-in.exited:
-		return
-	default:
-	}
-	_ = in.cmd.Process.Kill()
-	<-in.exited
-}
-
-// running reports whether the process is still the one started.
-func (in *instance) running() bool {
-	select {
-	case <-in.exited:
-		return false
-	default:
-		return true
-	}
-}
-
-// logLines returns the log lines that contain every one of parts.
-func (in *instance) logLines(parts ...string) []string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	var out []string
-next:
-	for _, l := range in.lines {
-		for _, p := range parts {
-			if !strings.Contains(l, p) {
-				continue next
-			}
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
-func (in *instance) tail(n int) string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return strings.Join(in.lines[max(0, len(in.lines)-n):], "\n")
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	in.AwaitHealthy(t, in.url)
+	return in
 }
 
 // account is an API account of the scenario and its key.
@@ -175,12 +81,7 @@ func newAccount(t *testing.T, dsn, name string, rateLimit int) account {
 	t.Helper()
 	cmd := exec.Command(binary, "keys", "create", "--account", name, "--plan", "enterprise", "--rate-limit", fmt.Sprint(rateLimit))
 	cmd.Env = serveEnv(dsn, "127.0.0.1:0", nil)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("shipd keys create: %v\n%s", err, stderr.String())
-	}
-	out := strings.TrimSpace(stdout.String())
+	out := strings.TrimSpace(apptest.CommandOutput(t, cmd))
 	m := accountIDPattern.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no account id in:\n%s", out)

@@ -102,7 +102,7 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 			procs[name].env = append(slices.Clone(procs[name].env), clk.env())
 			clk.set(t, 3*time.Minute)
 		}
-		procs[name].kill()
+		procs[name].Kill()
 		time.Sleep(500 * time.Millisecond) // the write load meets the dead process a while first
 		if a := c.call(http.MethodGet, otherRoute[name], nil); !a.ok() {
 			t.Errorf("with %s killed, GET %s through the proxy: %s", name, otherRoute[name], a)
@@ -120,11 +120,9 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 			explainBrokerLag(t, ns.URL, map[string]*sql.DB{"platform": db, "shipments": shipmentsDB, "tracking": trackingDB})
 			if dir := os.Getenv("SHIPD_FAULTS_STACKS"); dir != "" {
 				for name, in := range procs {
-					_ = in.cmd.Process.Signal(syscall.SIGQUIT)
-					<-in.exited
-					in.mu.Lock()
-					_ = os.WriteFile(filepath.Join(dir, name+".log"), []byte(strings.Join(in.lines, "\n")), 0o644)
-					in.mu.Unlock()
+					_ = in.Cmd.Process.Signal(syscall.SIGQUIT)
+					<-in.Exited()
+					_ = os.WriteFile(filepath.Join(dir, name+".log"), []byte(in.Log()), 0o644)
 				}
 			}
 		}

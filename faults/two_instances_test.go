@@ -135,7 +135,7 @@ func rateLimitBurst(t *testing.T, dsn string, a, b *instance, limit, burst int) 
 func attemptsBySender(rc *receiver, ins ...*instance) map[string]int {
 	pids := map[int]string{}
 	for _, in := range ins {
-		pids[in.cmd.Process.Pid] = in.name
+		pids[in.Cmd.Process.Pid] = in.name
 	}
 	owners := localPortOwners(pids)
 	out := map[string]int{}

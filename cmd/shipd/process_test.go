@@ -1,10 +1,8 @@
 package main_test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"net"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"shipd/platform/apptest"
 	"shipd/platform/postgres/pgtest"
 )
 
@@ -46,83 +45,48 @@ func runShipd(t *testing.T, dsn string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = shipdEnv(dsn, "127.0.0.1:0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("shipd %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String()
+	return apptest.CommandOutput(t, cmd)
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
+// process is a `shipd serve` of these tests and its base URL.
 type process struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr *bytes.Buffer
-	mu     *sync.Mutex
+	*apptest.Process
+	url string
 }
 
 // startServe runs `shipd serve`; extra adds environment variables.
 func startServe(t *testing.T, dsn string, extra ...string) *process {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := apptest.FreeAddr(t)
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = shipdEnv(dsn, addr, extra...)
-	p := &process{cmd: cmd, url: "http://" + addr, stderr: &bytes.Buffer{}, mu: &sync.Mutex{}}
-	pipe, err := cmd.StderrPipe()
+	p := &process{Process: apptest.StartProcess(t, "shipd serve", cmd), url: "http://" + addr}
+	p.AwaitHealthy(t, p.url)
+	return p
+}
+
+// send makes one request of the API with key, as a client of the process
+// would; a body is JSON.
+func send(t *testing.T, method, url, key string, body io.Reader) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		s := bufio.NewScanner(pipe)
-		for s.Scan() {
-			p.mu.Lock()
-			p.stderr.WriteString(s.Text() + "\n")
-			p.mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if res, err := http.Get(p.url + "/healthz"); err == nil {
-			res.Body.Close()
-			return p
-		}
-		time.Sleep(50 * time.Millisecond) // between polls of /healthz
-	}
-	t.Fatalf("shipd serve did not answer within 30s:\n%s", p.log())
-	return nil
-}
-
-func (p *process) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
-
-func get(t *testing.T, url, key string) *http.Response {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func get(t *testing.T, url, key string) *http.Response {
+	t.Helper()
+	res := send(t, http.MethodGet, url, key, nil)
 	res.Body.Close()
 	return res
 }
@@ -209,15 +173,15 @@ func TestTwoProcessesShareTheRateLimit(t *testing.T) {
 func TestServeStopsGracefully(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	p := startServe(t, dsn)
-	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := p.Cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	go func() { done <- p.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("serve exited with %v:\n%s", err, p.log())
+			t.Fatalf("serve exited with %v:\n%s", err, p.Log())
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop within 20s")

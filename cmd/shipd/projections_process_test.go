@@ -38,12 +38,7 @@ func runShipdStatus(t *testing.T, dsn string, args ...string) (stdout, stderr st
 // channelTotal is meta.total of the key's channel list.
 func channelTotal(t *testing.T, url, key string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url+"/v1/shipping-channels?per_page=1", nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := send(t, http.MethodGet, url+"/v1/shipping-channels?per_page=1", key, nil)
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	m := regexp.MustCompile(`"total":(\d+)`).FindSubmatch(body)
@@ -61,15 +56,12 @@ func TestProjectionsCommands(t *testing.T) {
 	out := runShipd(t, dsn, "keys", "create", "--account", "demo", "--plan", "enterprise")
 	key := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
 	for _, name := range []string{"Main", "Backup", "Spare"} {
-		req, _ := http.NewRequest(http.MethodPost, p.url+"/v1/shipping-channels", strings.NewReader(
+		res := send(t, http.MethodPost, p.url+"/v1/shipping-channels", key, strings.NewReader(
 			`{"name": "`+name+`", "provider": "sandbox", "settings": {"clientId": "a", "clientSecret": "b"}}`))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil || res.StatusCode != http.StatusCreated {
-			t.Fatalf("creating channel %s: %v %v", name, res, err)
-		}
 		res.Body.Close()
+		if res.StatusCode != http.StatusCreated {
+			t.Fatalf("creating channel %s: %v", name, res)
+		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for channelTotal(t, p.url, key) != "3" {

@@ -50,12 +50,12 @@ func TestDeliveryInFlightSurvivesKill(t *testing.T) {
 	select {
 	case <-inFlight:
 	case <-time.After(15 * time.Second):
-		t.Fatalf("no delivery within 15 s:\n%s", p.log())
+		t.Fatalf("no delivery within 15 s:\n%s", p.Log())
 	}
-	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL: nothing is recorded
+	if err := p.Cmd.Process.Kill(); err != nil { // SIGKILL: nothing is recorded
 		t.Fatal(err)
 	}
-	_ = p.cmd.Wait()
+	_ = p.Wait()
 
 	killed := time.Now()
 	q := startServe(t, dsn, env...)
@@ -68,7 +68,7 @@ func TestDeliveryInFlightSurvivesKill(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the attempt was not made again within 30 s of the restart:\n%s", q.log())
+			t.Fatalf("the attempt was not made again within 30 s of the restart:\n%s", q.Log())
 		}
 		time.Sleep(50 * time.Millisecond) // between looks at the receiver
 	}
@@ -95,20 +95,14 @@ func TestDeliveryInFlightSurvivesKill(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // between polls of the logs
 	}
 	if len(logs.Data) != 1 || logs.Data[0].ID != again.header.Get("X-Service-Delivery") || logs.Data[0].Status != "success" || logs.Data[0].Attempt != 1 {
-		t.Fatalf("logs after the restart: %+v\n%s", logs.Data, q.log())
+		t.Fatalf("logs after the restart: %+v\n%s", logs.Data, q.Log())
 	}
 }
 
 func post(t *testing.T, url, key string, body map[string]any) map[string]any {
 	t.Helper()
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := send(t, http.MethodPost, url, key, bytes.NewReader(raw))
 	defer res.Body.Close()
 	var out struct {
 		Data map[string]any `json:"data"`
@@ -121,12 +115,7 @@ func post(t *testing.T, url, key string, body map[string]any) map[string]any {
 
 func getJSON(t *testing.T, url, key string, out any) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := send(t, http.MethodGet, url, key, nil)
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %d", url, res.StatusCode)

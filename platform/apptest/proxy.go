@@ -2,7 +2,6 @@ package apptest
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,12 +30,7 @@ func StartProxy(t testing.TB, upstreams map[string][]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := FreeAddr(t)
 	conf = strings.Replace(conf, "listen 127.0.0.1:8080;", "listen "+addr+";", 1)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "shipd.conf"), []byte(conf), 0o644); err != nil {

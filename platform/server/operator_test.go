@@ -3,8 +3,6 @@ package server_test
 import (
 	"bytes"
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,14 +29,9 @@ func TestReadyWhenTheDatabaseAnswersAndIsMigrated(t *testing.T) {
 func TestMetricsTellWhatTheInstanceDid(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
-	var hooks atomic.Int32
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		hooks.Add(1)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer receiver.Close()
+	receiver, hooks := webhookReceiver(t)
 	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/webhook-subscriptions", Key: key,
-		Body: map[string]any{"name": "n", "url": receiver.URL, "events": []string{"shipping_channel.created"}}}); res.Status != http.StatusCreated {
+		Body: map[string]any{"name": "n", "url": receiver, "events": []string{"shipping_channel.created"}}}); res.Status != http.StatusCreated {
 		t.Fatalf("subscribe: %d %s", res.Status, res.Body)
 	}
 	channel := env.ActiveSandboxChannel(key, "Main", nil)

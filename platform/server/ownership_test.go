@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -19,8 +18,7 @@ import (
 func TestAnotherAccountsIDsAre403AndUnknownIDs404(t *testing.T) {
 	env, app := startKeepingApp(t)
 	key, other := env.NewKey("acme"), env.NewKey("globex")
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	defer receiver.Close()
+	receiver, _ := webhookReceiver(t)
 	create := func(path string, body map[string]any) string {
 		t.Helper()
 		res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/" + path, Key: key, Body: body})
@@ -31,7 +29,7 @@ func TestAnotherAccountsIDsAre403AndUnknownIDs404(t *testing.T) {
 		return id
 	}
 	mine := map[string]string{"webhook-subscriptions": create("webhook-subscriptions",
-		map[string]any{"name": "n", "url": receiver.URL, "events": []string{"shipping_channel.created"}})}
+		map[string]any{"name": "n", "url": receiver, "events": []string{"shipping_channel.created"}})}
 	mine["shipping-channels"] = env.ActiveSandboxChannel(key, "Main", nil)
 	mine["shipments"] = create("shipments", shipment(mine["shipping-channels"]))
 	mine["tracking-parcels"] = create("tracking-parcels", map[string]any{"tracking_number": "SB000000014CZ", "shipping_channel_id": mine["shipping-channels"]})

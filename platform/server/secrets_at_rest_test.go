@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,12 +23,7 @@ import (
 func TestNoSecretAtRestInClear(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("secrets")
-	var delivered atomic.Int32
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		delivered.Add(1)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(receiver.Close)
+	receiver, delivered := webhookReceiver(t)
 
 	// keyed sends req twice with one Idempotency-Key: the second answer is
 	// the stored one, replayed.
@@ -104,9 +97,9 @@ func TestNoSecretAtRestInClear(t *testing.T) {
 
 	events := []string{"shipment.created", "shipment.updated", "shipment.status_changed"}
 	keyed(apptest.Request{Method: http.MethodPost, Path: "/v1/webhook-subscriptions",
-		Body: map[string]any{"name": "given", "url": receiver.URL + "/given", "events": events, "secret": secret("Webhook")}}, http.StatusCreated)
+		Body: map[string]any{"name": "given", "url": receiver + "/given", "events": events, "secret": secret("Webhook")}}, http.StatusCreated)
 	generated := keyed(apptest.Request{Method: http.MethodPost, Path: "/v1/webhook-subscriptions",
-		Body: map[string]any{"name": "generated", "url": receiver.URL + "/generated", "events": events}}, http.StatusCreated)
+		Body: map[string]any{"name": "generated", "url": receiver + "/generated", "events": events}}, http.StatusCreated)
 	g, _ := generated.JSON(t)["generated_secret"].(string)
 	if g == "" {
 		t.Fatalf("the replayed answer lost the generated secret: %s", generated.Body)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -88,10 +87,9 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 func TestCleanRunAndShutdownLogNoError(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	defer receiver.Close()
+	receiver, _ := webhookReceiver(t)
 	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/webhook-subscriptions", Key: key, Body: map[string]any{
-		"name": "all", "url": receiver.URL, "events": []string{"shipping_channel.created", "shipment.created", "shipment.updated", "tracking_parcel.created"}}}); res.Status != http.StatusCreated {
+		"name": "all", "url": receiver, "events": []string{"shipping_channel.created", "shipment.created", "shipment.updated", "tracking_parcel.created"}}}); res.Status != http.StatusCreated {
 		t.Fatalf("subscribing: %d %s", res.Status, res.Body)
 	}
 	ch := env.ActiveSandboxChannel(key, "Main", nil)
