@@ -1,9 +1,10 @@
 // Package memory is the shipments module's driven side in memory: the
-// repository, the list read model and the channels facade, for tests of the
-// app layer that need no database. Each keeps the contract its PostgreSQL
-// counterpart keeps (not found as fault.NotFound, Update applying fn as one
-// change, nothing saved when fn fails or names no event); what only SQL can
-// do (row locks, the outbox, booking leases) is not modelled.
+// repository and the list read model, for tests of the app layer that need
+// no database (the channels facade is channelstest's). Each keeps the
+// contract its PostgreSQL counterpart keeps (not found as fault.NotFound,
+// Update applying fn as one change, nothing saved when fn fails or names no
+// event); what only SQL can do (row locks, the outbox, booking leases) is
+// not modelled.
 package memory
 
 import (

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/shipments/adapters/memory"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/shipments/contract"
@@ -48,7 +49,7 @@ func activeChannel() channels.ChannelAccess {
 // fixture is one set of handlers on fakes of their own.
 type fixture struct {
 	repo     *memory.Repository
-	channels *memory.Channels
+	channels *channelstest.Channels
 	carrier  *fakeCarrier
 	labels   *fakeMerger
 	clock    *clock.Manual
@@ -64,7 +65,7 @@ type fixture struct {
 func newFixture() *fixture {
 	f := &fixture{
 		repo:     memory.NewRepository(),
-		channels: memory.NewChannels(activeChannel()),
+		channels: channelstest.New(activeChannel()),
 		carrier:  newFakeCarrier(fakeInfo()),
 		labels:   &fakeMerger{},
 		clock:    clock.NewManual(t0),

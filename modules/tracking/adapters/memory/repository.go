@@ -1,10 +1,11 @@
 // Package memory is the tracking module's driven side in memory: the
-// repository, the check queue, the list read model and the channels facade,
-// for tests of the app layer that need no database. Each keeps the contract
-// its PostgreSQL counterpart keeps (not found as fault.NotFound, a number
-// tracked twice through a channel as a validation fault, Update and
-// UpdateAll applying their changes as one, a recorded check releasing its
-// lease); what only SQL can do (row locks, the outbox) is not modelled.
+// repository, the check queue and the list read model, for tests of the app
+// layer that need no database (the channels facade is channelstest's). Each
+// keeps the contract its PostgreSQL counterpart keeps (not found as
+// fault.NotFound, a number tracked twice through a channel as a validation
+// fault, Update and UpdateAll applying their changes as one, a recorded
+// check releasing its lease); what only SQL can do (row locks, the outbox)
+// is not modelled.
 package memory
 
 import (

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/tracking/adapters/memory"
 	"shipd/modules/tracking/app/command"
 	"shipd/modules/tracking/contract"
@@ -50,7 +51,7 @@ func activeChannel() channels.ChannelAccess {
 type fixture struct {
 	repo     *memory.Repository
 	queue    *memory.CheckQueue
-	channels *memory.Channels
+	channels *channelstest.Channels
 	carrier  *fakeTracker
 	scaled   *fakeTracker // behind the time-scaled provider
 	clock    *clock.Manual
@@ -70,7 +71,7 @@ type fixture struct {
 func newFixture() *fixture {
 	f := &fixture{
 		repo:     memory.NewRepository(),
-		channels: memory.NewChannels(activeChannel()),
+		channels: channelstest.New(activeChannel()),
 		carrier:  &fakeTracker{},
 		scaled:   &fakeTracker{},
 		clock:    clock.NewManual(clockStart),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/tracking/adapters/memory"
 	"shipd/modules/tracking/app/query"
 	"shipd/modules/tracking/contract"
@@ -63,7 +64,7 @@ func TestClaimDueChecks(t *testing.T) {
 		store(t, repo, p.id, p.acc, p.ch, "TN-"+strings.TrimPrefix(p.id, "tp_"), i)
 	}
 	store(t, repo, "tp_later", account, "ch_1", "TN-LATER", 120) // due after the clock's time
-	chs := memory.NewChannels(channel("ch_1", account), channel("ch_2", account), channel("ch_3", stranger))
+	chs := channelstest.New(channel("ch_1", account), channel("ch_2", account), channel("ch_3", stranger))
 	claim := query.NewClaimDueChecksHandler(memory.NewCheckQueue(repo, clk), chs, usecasetest.Observer())
 
 	first, err := claim.Handle(t.Context(), query.ClaimDueChecks{Limit: 4, Lease: time.Minute})
@@ -111,7 +112,7 @@ func TestClaimDueChecksFailsWithTheQueue(t *testing.T) {
 		}
 		return nil
 	})
-	chs := memory.NewChannels(channel("ch_1", account))
+	chs := channelstest.New(channel("ch_1", account))
 	claim := query.NewClaimDueChecksHandler(memory.NewCheckQueue(repo, clock.NewManual(t0)), chs, usecasetest.Observer())
 	if _, err := claim.Handle(t.Context(), query.ClaimDueChecks{Limit: 10, Lease: time.Minute}); !errors.Is(err, errDatabase) {
 		t.Errorf("error %v", err)

@@ -1,4 +1,7 @@
-package memory
+// Package channelstest is the channels facade in memory, for the tests of
+// the modules that ask the channels module for a channel (shipments,
+// tracking), so that each fakes the same contract the same way.
+package channelstest
 
 import (
 	"context"
@@ -19,8 +22,8 @@ type Channels struct {
 	asked    int
 }
 
-// NewChannels holds chs.
-func NewChannels(chs ...channels.ChannelAccess) *Channels {
+// New holds chs.
+func New(chs ...channels.ChannelAccess) *Channels {
 	c := &Channels{channels: map[string]channels.ChannelAccess{}, failures: map[string]error{}}
 	for _, ch := range chs {
 		c.Put(ch)
