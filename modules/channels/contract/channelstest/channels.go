@@ -84,3 +84,17 @@ func (c *Channels) ChannelForUse(_ context.Context, accountID, channelID string)
 	ch.Settings = maps.Clone(ch.Settings) // each answer has settings of its own, as when decrypted
 	return ch, nil
 }
+
+// Changed is a test's step that changes the channel held as channelID as
+// change says; the channel's settings are its own afterwards, as after an
+// edit through the channels module.
+func Changed(channelID string, change func(ch *channels.ChannelAccess)) func(*Channels) {
+	return func(c *Channels) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		ch := c.channels[channelID]
+		ch.Settings = maps.Clone(ch.Settings)
+		change(&ch)
+		c.channels[channelID] = ch
+	}
+}

@@ -1,7 +1,6 @@
 package query_test
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -193,24 +192,7 @@ func TestListTrackingParcels(t *testing.T) {
 		{"by channel", query.ListTrackingParcels{ChannelID: "ch_1", Limit: 10}, []string{"tp_3", "tp_1"}, 2},
 		{"by number prefix", query.ListTrackingParcels{Search: "SB", Limit: 10}, []string{"tp_2", "tp_1"}, 2},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.q.AccountID = account
-			page, err := list.Handle(t.Context(), tc.q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := []string{}
-			for _, raw := range page.Records {
-				var s contract.Summary
-				if err := json.Unmarshal(raw, &s); err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, s.ID)
-			}
-			if !slices.Equal(ids, tc.want) || page.Total != tc.total {
-				t.Errorf("page %v of %d, want %v of %d", ids, page.Total, tc.want, tc.total)
-			}
-		})
+		tc.q.AccountID = account
+		usecasetest.WantPage(t, tc.name, list, tc.q, func(s contract.Summary) string { return s.ID }, tc.want, tc.total)
 	}
 }
