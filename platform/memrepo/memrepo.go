@@ -15,7 +15,7 @@ import (
 
 // Book is a repository's lock, interference and published events; the
 // rows are the repository's own, and its methods that read or write them
-// outside Get, Update and Delete hold the Book's lock.
+// other than through Add, Get, Update and Delete hold the Book's lock.
 type Book[E any] struct {
 	sync.Mutex
 	interfere func(op string, ids []string) error

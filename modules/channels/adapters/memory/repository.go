@@ -28,8 +28,8 @@ var errNameTaken = fault.Field("name", "has already been taken by another channe
 // them. Settings are kept as JSON, so a value read back is what a database
 // round trip gives (numbers as float64, maps of their own).
 type Repository struct {
-	memrepo.Book[domain.Event] // its Interfere is asked "Add", "Get", "Update" or "Delete"
-	rows                       map[string]row
+	book memrepo.Book[domain.Event]
+	rows map[string]row
 }
 
 type row struct {
@@ -42,9 +42,17 @@ func NewRepository() *Repository { return &Repository{rows: map[string]row{}} }
 
 var _ domain.Repository = (*Repository)(nil)
 
+// Interfere makes the repository fail as a database might: before each
+// call f is asked with the operation ("Add", "Get", "Update" or "Delete") and the channel's id; an error it returns is
+// the call's answer and nothing changes. nil stops interfering.
+func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f) }
+
+// Published returns every event published so far, in order.
+func (r *Repository) Published() []domain.Event { return r.book.Published() }
+
 // Add inserts the channel and publishes events.
 func (r *Repository) Add(_ context.Context, ch *domain.Channel, events ...domain.Event) error {
-	return memrepo.Add(&r.Book, ch.ID(), func() error {
+	return memrepo.Add(&r.book, ch.ID(), func() error {
 		if _, ok := r.rows[ch.ID()]; ok {
 			// The primary key's violation: an error, not a fault.
 			return fmt.Errorf("inserting channel: duplicate key %s", ch.ID())
@@ -55,14 +63,14 @@ func (r *Repository) Add(_ context.Context, ch *domain.Channel, events ...domain
 
 // Get loads one channel.
 func (r *Repository) Get(_ context.Context, id string) (*domain.Channel, error) {
-	return memrepo.Get(&r.Book, "Get", id, r.load)
+	return memrepo.Get(&r.book, "Get", id, r.load)
 }
 
 // Update lets fn change the channel; the change is saved, with the events,
 // only when fn succeeds and names at least one event (the PostgreSQL
 // repository writes no row for an update that publishes nothing).
 func (r *Repository) Update(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) (*domain.Channel, error) {
-	return memrepo.Update(&r.Book, id, r.load, fn, func(ch *domain.Channel, events []domain.Event) error {
+	return memrepo.Update(&r.book, id, r.load, fn, func(ch *domain.Channel, events []domain.Event) error {
 		if len(events) == 0 {
 			return nil
 		}
@@ -72,7 +80,7 @@ func (r *Repository) Update(_ context.Context, id string, fn func(ch *domain.Cha
 
 // Delete lets fn veto, then deletes the channel and publishes the events.
 func (r *Repository) Delete(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
-	return memrepo.Delete(&r.Book, id, r.load, fn, func(*domain.Channel) { delete(r.rows, id) })
+	return memrepo.Delete(&r.book, id, r.load, fn, func(*domain.Channel) { delete(r.rows, id) })
 }
 
 // save stores ch (a new row or over its old one), refusing a name another

@@ -22,10 +22,10 @@ import (
 // them: each one's state as JSON, so a state that does not survive the
 // round trip fails here as it would there.
 type Repository struct {
-	memrepo.Book[domain.Event] // its Interfere is asked "Add", "Get", "Update", "Delete" or "Label"
-	rows                       map[string]row
-	seq                        int // order of insertion, the list's newest first
-	labels                     map[string]domain.Label
+	book   memrepo.Book[domain.Event]
+	rows   map[string]row
+	seq    int // order of insertion, the list's newest first
+	labels map[string]domain.Label
 }
 
 type row struct {
@@ -40,9 +40,17 @@ func NewRepository() *Repository {
 
 var _ domain.Repository = (*Repository)(nil)
 
+// Interfere makes the repository fail as a database might: before each
+// call f is asked with the operation ("Add", "Get", "Update", "Delete" or "Label") and the shipment's id; an error it returns is
+// the call's answer and nothing changes. nil stops interfering.
+func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f) }
+
+// Published returns every event published so far, in order.
+func (r *Repository) Published() []domain.Event { return r.book.Published() }
+
 // Add inserts the shipment and publishes events.
 func (r *Repository) Add(_ context.Context, sh *domain.Shipment, events ...domain.Event) error {
-	return memrepo.Add(&r.Book, sh.ID(), func() error {
+	return memrepo.Add(&r.book, sh.ID(), func() error {
 		if _, ok := r.rows[sh.ID()]; ok {
 			// The primary key's violation: an error, not a fault.
 			return fmt.Errorf("inserting shipment: duplicate key %s", sh.ID())
@@ -59,7 +67,7 @@ func (r *Repository) Add(_ context.Context, sh *domain.Shipment, events ...domai
 
 // Get loads one shipment.
 func (r *Repository) Get(_ context.Context, id string) (*domain.Shipment, error) {
-	return memrepo.Get(&r.Book, "Get", id, r.load)
+	return memrepo.Get(&r.book, "Get", id, r.load)
 }
 
 func (r *Repository) load(id string) (*domain.Shipment, error) {
@@ -78,7 +86,7 @@ func (r *Repository) load(id string) (*domain.Shipment, error) {
 // (with a label Booked recorded and the events) only when fn succeeds and
 // names at least one event.
 func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) (*domain.Shipment, error) {
-	return memrepo.Update(&r.Book, id, r.load, fn, func(sh *domain.Shipment, events []domain.Event) error {
+	return memrepo.Update(&r.book, id, r.load, fn, func(sh *domain.Shipment, events []domain.Event) error {
 		if len(events) == 0 {
 			return nil
 		}
@@ -96,7 +104,7 @@ func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shi
 
 // Delete lets fn veto, then deletes the shipment and its label.
 func (r *Repository) Delete(_ context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) error {
-	return memrepo.Delete(&r.Book, id, r.load, fn, func(*domain.Shipment) {
+	return memrepo.Delete(&r.book, id, r.load, fn, func(*domain.Shipment) {
 		delete(r.rows, id)
 		delete(r.labels, id) // the labels table's foreign key cascades
 	})
@@ -104,7 +112,7 @@ func (r *Repository) Delete(_ context.Context, id string, fn func(sh *domain.Shi
 
 // Label returns the stored merged label, or nil.
 func (r *Repository) Label(_ context.Context, id string) (*domain.Label, error) {
-	return memrepo.Get(&r.Book, "Label", id, func(id string) (*domain.Label, error) {
+	return memrepo.Get(&r.book, "Label", id, func(id string) (*domain.Label, error) {
 		l, ok := r.labels[id]
 		if !ok {
 			return nil, nil
@@ -116,8 +124,8 @@ func (r *Repository) Label(_ context.Context, id string) (*domain.Label, error) 
 
 // states returns every stored shipment's state, oldest first.
 func (r *Repository) states() ([]domain.Stored, error) {
-	r.Lock()
-	defer r.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	ids := make([]string, 0, len(r.rows))
 	for id := range r.rows {
 		ids = append(ids, id)

@@ -26,7 +26,7 @@ import (
 // the round trip fails here as it would there, and its status updates
 // beside it, one per carrier event (fingerprint).
 type Repository struct {
-	memrepo.Book[domain.Event]
+	book    memrepo.Book[domain.Event]
 	rows    map[string]*row
 	numbers map[number]string // the parcels' unique key: a number per account and channel
 }
@@ -54,13 +54,16 @@ var _ domain.Repository = (*Repository)(nil)
 // "Update", "UpdateAll", "Delete") and the ids of the parcels it touches
 // (the channel's id for TrackedThrough); an error it returns is the call's
 // answer and nothing changes. nil stops interfering.
-func (r *Repository) Interfere(f func(op string, ids []string) error) { r.InterfereAll(f) }
+func (r *Repository) Interfere(f func(op string, ids []string) error) { r.book.InterfereAll(f) }
+
+// Published returns every event published so far, in order.
+func (r *Repository) Published() []domain.Event { return r.book.Published() }
 
 // Add inserts the parcel and publishes events; a number the account
 // already tracks through the channel is refused on tracking_number.
 func (r *Repository) Add(_ context.Context, p *domain.Parcel, events ...domain.Event) error {
 	st := p.Stored()
-	return memrepo.Add(&r.Book, st.ID, func() error {
+	return memrepo.Add(&r.book, st.ID, func() error {
 		if _, ok := r.rows[st.ID]; ok {
 			// The primary key's violation: an error, not a fault.
 			return fmt.Errorf("inserting tracking parcel: duplicate key %s", st.ID)
@@ -97,7 +100,7 @@ func (rw *row) save(st domain.Stored) error {
 
 // Get loads one parcel with its status updates.
 func (r *Repository) Get(_ context.Context, id string) (*domain.Parcel, error) {
-	return memrepo.Get(&r.Book, "Get", id, r.load)
+	return memrepo.Get(&r.book, "Get", id, r.load)
 }
 
 func (r *Repository) load(id string) (*domain.Parcel, error) {
@@ -114,7 +117,7 @@ func (r *Repository) load(id string) (*domain.Parcel, error) {
 
 // GetStored loads one parcel's state alone.
 func (r *Repository) GetStored(_ context.Context, id string) (domain.Stored, error) {
-	return memrepo.Get(&r.Book, "GetStored", id, func(id string) (domain.Stored, error) {
+	return memrepo.Get(&r.book, "GetStored", id, func(id string) (domain.Stored, error) {
 		rw, ok := r.rows[id]
 		if !ok {
 			return domain.Stored{}, fault.NotFound("Tracking parcel")
@@ -126,9 +129,9 @@ func (r *Repository) GetStored(_ context.Context, id string) (domain.Stored, err
 // TrackedThrough lists, by id, the account's parcels of the channel whose
 // checks go on.
 func (r *Repository) TrackedThrough(_ context.Context, accountID, channelID string) ([]string, error) {
-	r.Lock()
-	defer r.Unlock()
-	if err := r.Interfered("TrackedThrough", channelID); err != nil {
+	r.book.Lock()
+	defer r.book.Unlock()
+	if err := r.book.Interfered("TrackedThrough", channelID); err != nil {
 		return nil, err
 	}
 	var ids []string
@@ -148,7 +151,7 @@ func (r *Repository) TrackedThrough(_ context.Context, accountID, channelID stri
 // Update lets fn change the parcel, then saves it with its new status
 // updates and releases its check lease; when fn fails nothing changes.
 func (r *Repository) Update(_ context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) (*domain.Parcel, error) {
-	return memrepo.Update(&r.Book, id, r.load, fn, func(p *domain.Parcel, _ []domain.Event) error { return r.store(p) })
+	return memrepo.Update(&r.book, id, r.load, fn, func(p *domain.Parcel, _ []domain.Event) error { return r.store(p) })
 }
 
 // store saves a loaded parcel: its state, its new status updates (one per
@@ -174,15 +177,15 @@ func (r *Repository) store(p *domain.Parcel) error {
 // UpdateAll applies changes in the order given, all or none; a parcel that
 // no longer exists is skipped.
 func (r *Repository) UpdateAll(_ context.Context, changes []domain.Change) error {
-	r.Lock()
-	defer r.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	ids := make([]string, 0, len(changes))
 	for _, c := range changes {
 		ids = append(ids, c.ID)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	if err := r.Interfered("UpdateAll", ids...); err != nil {
+	if err := r.book.Interfered("UpdateAll", ids...); err != nil {
 		return err
 	}
 	parcels := map[string]*domain.Parcel{}
@@ -212,13 +215,13 @@ func (r *Repository) UpdateAll(_ context.Context, changes []domain.Change) error
 			return err
 		}
 	}
-	r.Publish(events...)
+	r.book.Publish(events...)
 	return nil
 }
 
 // Delete lets fn veto, then deletes the parcel with its status updates.
 func (r *Repository) Delete(_ context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) error {
-	return memrepo.Delete(&r.Book, id, r.load, fn, func(p *domain.Parcel) {
+	return memrepo.Delete(&r.book, id, r.load, fn, func(p *domain.Parcel) {
 		delete(r.rows, id)
 		delete(r.numbers, numberOf(p.Stored()))
 	})
@@ -226,8 +229,8 @@ func (r *Repository) Delete(_ context.Context, id string, fn func(p *domain.Parc
 
 // states returns every stored parcel's state.
 func (r *Repository) states() ([]domain.Stored, error) {
-	r.Lock()
-	defer r.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	out := make([]domain.Stored, 0, len(r.rows))
 	for id, rw := range r.rows {
 		st, err := decode(id, rw)
