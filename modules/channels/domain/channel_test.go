@@ -9,7 +9,7 @@ import (
 
 	"shipd/modules/channels/domain"
 	"shipd/platform/carrier"
-	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
@@ -34,21 +34,10 @@ var (
 
 func ptr[T any](v T) *T { return &v }
 
-// fields is err's field problems; nil for no error, and a test failure for
-// an error of another kind.
-func fields(t *testing.T, err error) map[string][]string {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	fe, ok := fault.As(err)
-	if !ok || fe.Kind != fault.KindValidation {
-		t.Fatalf("error %v is no validation fault", err)
-	}
-	return fe.Fields
-}
-
-func one(path, message string) map[string][]string { return map[string][]string{path: {message}} }
+var (
+	fields = faulttest.Fields
+	one    = faulttest.One
+)
 
 func settings() map[string]any { return map[string]any{"clientId": "c", "clientSecret": "s"} }
 

@@ -8,6 +8,7 @@ import (
 	"shipd/adapters/carriers/sandbox"
 	"shipd/adapters/labels"
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/shipments/adapters/memory"
 	"shipd/modules/shipments/app"
 	"shipd/modules/shipments/app/command"
@@ -37,7 +38,7 @@ func TestApplicationBooksWithTheSandboxCarrier(t *testing.T) {
 	ch := channels.ChannelAccess{ID: "ch_1", AccountID: "acc_1", Name: "Sandbox", Provider: sandbox.Code, Status: "active",
 		Settings: map[string]any{"clientId": "demo", "clientSecret": "demo", "productType": "EXPRESS"}}
 	clk := clock.NewManual(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
-	a := app.New(repo, memory.NewShipmentList(repo), memory.NewChannels(ch), carrier.NewRegistry(sandbox.New()), merger{}, clk,
+	a := app.New(repo, memory.NewShipmentList(repo), channelstest.New(ch), carrier.NewRegistry(sandbox.New()), merger{}, clk,
 		config.Config{CarrierTimeout: 5 * time.Second}, usecasetest.Observer())
 
 	req := domain.Request{ChannelID: "ch_1", ReferenceNumber: "ORDER-1", ShippingDate: "2026-11-03",

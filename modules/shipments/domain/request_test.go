@@ -8,7 +8,7 @@ import (
 
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
-	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 // today is the service clock's now in these tests.
@@ -37,21 +37,10 @@ func request() domain.Request {
 var sandbox = carrier.ProviderInfo{Code: "sandbox", LabelFormats: []string{"pdf", "zpl", "epl"}, SupportsCOD: true, MaxParcels: 20,
 	ProductTypes: []carrier.ProductType{{Code: "STANDARD", CODProduct: "STANDARD_COD", SupportsCOD: true}, {Code: "EXPRESS", SupportsCOD: true}}}
 
-// fields is err's field problems; nil for no error, and a test failure for
-// an error of another kind.
-func fields(t *testing.T, err error) map[string][]string {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	fe, ok := fault.As(err)
-	if !ok || fe.Kind != fault.KindValidation {
-		t.Fatalf("error %v is no validation fault", err)
-	}
-	return fe.Fields
-}
-
-func one(path, message string) map[string][]string { return map[string][]string{path: {message}} }
+var (
+	fields = faulttest.Fields
+	one    = faulttest.One
+)
 
 func parcels(n int) []domain.Parcel {
 	out := make([]domain.Parcel, n)

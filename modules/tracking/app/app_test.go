@@ -6,6 +6,7 @@ import (
 
 	"shipd/adapters/carriers/sandbox"
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/tracking/adapters/memory"
 	"shipd/modules/tracking/app"
 	"shipd/modules/tracking/app/command"
@@ -27,7 +28,7 @@ func TestApplicationFollowsASandboxJourney(t *testing.T) {
 	clk := clock.NewManual(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
 	ch := channels.ChannelAccess{ID: "ch_1", AccountID: "acc_1", Name: "Sandbox", Provider: sandbox.Code, Status: "active",
 		Settings: map[string]any{"clientId": "demo", "clientSecret": "demo"}}
-	a := app.New(repo, memory.NewParcelList(repo), memory.NewCheckQueue(repo, clk), memory.NewChannels(ch),
+	a := app.New(repo, memory.NewParcelList(repo), memory.NewCheckQueue(repo, clk), channelstest.New(ch),
 		carrier.NewRegistry(sandbox.NewWithConfig(sandbox.Config{Clock: clk})), clk,
 		config.Config{CarrierTimeout: 5 * time.Second}, usecasetest.Observer())
 

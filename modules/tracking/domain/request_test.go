@@ -7,26 +7,15 @@ import (
 	"time"
 
 	"shipd/modules/tracking/domain"
-	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-// fields is err's field problems; nil for no error, and a test failure for
-// an error of another kind.
-func fields(t *testing.T, err error) map[string][]string {
-	t.Helper()
-	if err == nil {
-		return nil
-	}
-	fe, ok := fault.As(err)
-	if !ok || fe.Kind != fault.KindValidation {
-		t.Fatalf("error %v is no validation fault", err)
-	}
-	return fe.Fields
-}
-
-func one(path, message string) map[string][]string { return map[string][]string{path: {message}} }
+var (
+	fields = faulttest.Fields
+	one    = faulttest.One
+)
 
 // Every rule of a request to track a parcel: a case that passes and one
 // that fails with the path and message the API answers.

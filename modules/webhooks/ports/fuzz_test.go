@@ -18,36 +18,25 @@ import (
 
 // bodySeeds are the subscription bodies of the tests and the README.
 func bodySeeds() []string {
-	good := func(change map[string]any) map[string]any {
-		b := map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created"}}
-		for k, v := range change {
-			if v == nil {
-				delete(b, k)
-			} else {
-				b[k] = v
-			}
-		}
-		return b
-	}
 	bodies := []any{
 		map[string]any{"name": "orders", "url": "https://hooks.example.com/shipd", "events": []string{"shipment.status_changed", "tracking_parcel.status_changed"}},
 		map[string]any{"name": " Orders ", "url": "https://hooks.example.com/shipd?x=1", "events": []string{"shipment.created", "tracking_parcel.status_changed", "shipment.created"}},
 		map[string]any{"name": "Paused", "url": "http://example.com/h", "events": []string{"shipment.updated"}, "secret": "my-own-secret", "active": false},
-		good(map[string]any{"name": nil}), good(map[string]any{"name": "  "}), good(map[string]any{"name": strings.Repeat("n", 256)}),
-		good(map[string]any{"url": nil}), good(map[string]any{"url": "/hooks"}), good(map[string]any{"url": "ftp://example.com/h"}),
-		good(map[string]any{"url": "https:///h"}), good(map[string]any{"url": "https://example.com:99999/h"}),
-		good(map[string]any{"url": "https://u:p@example.com/h"}), good(map[string]any{"events": nil}),
-		good(map[string]any{"events": "shipment.created"}), good(map[string]any{"events": []string{}}),
-		good(map[string]any{"events": []string{"shipment.created", "shipment.exploded"}}), good(map[string]any{"events": []string{"shipment.requested"}}),
-		good(map[string]any{"events": []any{1}}), good(map[string]any{"secret": "1234567"}), good(map[string]any{"status": "paused"}),
-		good(map[string]any{"status": "inactive", "active": true}), good(map[string]any{"active": "yes"}),
+		goodBody(map[string]any{"name": nil}), goodBody(map[string]any{"name": "  "}), goodBody(map[string]any{"name": strings.Repeat("n", 256)}),
+		goodBody(map[string]any{"url": nil}), goodBody(map[string]any{"url": "/hooks"}), goodBody(map[string]any{"url": "ftp://example.com/h"}),
+		goodBody(map[string]any{"url": "https:///h"}), goodBody(map[string]any{"url": "https://example.com:99999/h"}),
+		goodBody(map[string]any{"url": "https://u:p@example.com/h"}), goodBody(map[string]any{"events": nil}),
+		goodBody(map[string]any{"events": "shipment.created"}), goodBody(map[string]any{"events": []string{}}),
+		goodBody(map[string]any{"events": []string{"shipment.created", "shipment.exploded"}}), goodBody(map[string]any{"events": []string{"shipment.requested"}}),
+		goodBody(map[string]any{"events": []any{1}}), goodBody(map[string]any{"secret": "1234567"}), goodBody(map[string]any{"status": "paused"}),
+		goodBody(map[string]any{"status": "inactive", "active": true}), goodBody(map[string]any{"active": "yes"}),
 		map[string]any{"url": "nope", "events": "x", "secret": "short"}, map[string]any{"url": "not a url"},
 		map[string]any{"name": "renamed", "status": "inactive", "secret": ""}, map[string]any{"name": "renamed", "secret": "second-secret"},
 		map[string]any{"active": true, "events": []string{"shipping_channel.created", "shipment.deleted"}},
-		good(map[string]any{"url": "https://example.com/a b"}), good(map[string]any{"url": " https://example.com/h"}),
-		good(map[string]any{"url": "https://example.com/h\n"}), good(map[string]any{"url": "https://example.com/h\u0085"}),
-		good(map[string]any{"url": "https://example.com/h\u00a0"}), good(map[string]any{"url": "https://example.com/a%20b%0A"}),
-		good(map[string]any{"secret": "        "}), good(map[string]any{"secret": "\t\n\u3000\u00a0    "}), good(map[string]any{"secret": ""}),
+		goodBody(map[string]any{"url": "https://example.com/a b"}), goodBody(map[string]any{"url": " https://example.com/h"}),
+		goodBody(map[string]any{"url": "https://example.com/h\n"}), goodBody(map[string]any{"url": "https://example.com/h\u0085"}),
+		goodBody(map[string]any{"url": "https://example.com/h\u00a0"}), goodBody(map[string]any{"url": "https://example.com/a%20b%0A"}),
+		goodBody(map[string]any{"secret": "        "}), goodBody(map[string]any{"secret": "\t\n\u3000\u00a0    "}), goodBody(map[string]any{"secret": ""}),
 		map[string]any{"name": "renamed", "secret": "  \t  \n  "},
 	}
 	var out []string

@@ -67,6 +67,20 @@ func TestCreateSubscriptionGeneratesSecretShownOnce(t *testing.T) {
 	}
 }
 
+// goodBody is a subscription body the API accepts, with change applied:
+// a key given nil is left out.
+func goodBody(change map[string]any) map[string]any {
+	b := map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created"}}
+	for k, v := range change {
+		if v == nil {
+			delete(b, k)
+		} else {
+			b[k] = v
+		}
+	}
+	return b
+}
+
 // One case per rule proves that the API answers the domain's problems by
 // their paths (the domain's tests hold each rule's cases); the internal
 // event proves which event types the app offers, and events that are no
@@ -74,38 +88,27 @@ func TestCreateSubscriptionGeneratesSecretShownOnce(t *testing.T) {
 func TestSubscriptionBadInput(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
-	good := func(change map[string]any) map[string]any {
-		b := map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created"}}
-		for k, v := range change {
-			if v == nil {
-				delete(b, k)
-			} else {
-				b[k] = v
-			}
-		}
-		return b
-	}
 	cases := []struct {
 		name  string
 		body  map[string]any
 		field string
 		says  string
 	}{
-		{"missing name", good(map[string]any{"name": nil}), "name", "is required"},
-		{"long name", good(map[string]any{"name": strings.Repeat("n", 256)}), "name", "at most 255"},
-		{"missing url", good(map[string]any{"url": nil}), "url", "is required"},
-		{"relative url", good(map[string]any{"url": "/hooks"}), "url", "must be a valid URL"},
-		{"credentials in url", good(map[string]any{"url": "https://u:p@example.com/h"}), "url", "user name or password"},
-		{"missing events", good(map[string]any{"events": nil}), "events", "is required"},
-		{"events not an array", good(map[string]any{"events": "shipment.created"}), "events", "must be an array"},
-		{"events empty", good(map[string]any{"events": []string{}}), "events", "at least one"},
-		{"unknown event", good(map[string]any{"events": []string{"shipment.created", "shipment.exploded"}}), "events.1", "must be one of"},
-		{"internal event", good(map[string]any{"events": []string{"shipment.requested"}}), "events.0", "must be one of"},
-		{"event not a string", good(map[string]any{"events": []any{1}}), "events.0", "must be a string"},
-		{"short secret", good(map[string]any{"secret": "1234567"}), "secret", "at least 8"},
-		{"bad status", good(map[string]any{"status": "paused"}), "status", "active or inactive"},
-		{"status contradicts active", good(map[string]any{"status": "inactive", "active": true}), "status", "contradicts"},
-		{"active not a boolean", good(map[string]any{"active": "yes"}), "active", "must be a boolean"},
+		{"missing name", goodBody(map[string]any{"name": nil}), "name", "is required"},
+		{"long name", goodBody(map[string]any{"name": strings.Repeat("n", 256)}), "name", "at most 255"},
+		{"missing url", goodBody(map[string]any{"url": nil}), "url", "is required"},
+		{"relative url", goodBody(map[string]any{"url": "/hooks"}), "url", "must be a valid URL"},
+		{"credentials in url", goodBody(map[string]any{"url": "https://u:p@example.com/h"}), "url", "user name or password"},
+		{"missing events", goodBody(map[string]any{"events": nil}), "events", "is required"},
+		{"events not an array", goodBody(map[string]any{"events": "shipment.created"}), "events", "must be an array"},
+		{"events empty", goodBody(map[string]any{"events": []string{}}), "events", "at least one"},
+		{"unknown event", goodBody(map[string]any{"events": []string{"shipment.created", "shipment.exploded"}}), "events.1", "must be one of"},
+		{"internal event", goodBody(map[string]any{"events": []string{"shipment.requested"}}), "events.0", "must be one of"},
+		{"event not a string", goodBody(map[string]any{"events": []any{1}}), "events.0", "must be a string"},
+		{"short secret", goodBody(map[string]any{"secret": "1234567"}), "secret", "at least 8"},
+		{"bad status", goodBody(map[string]any{"status": "paused"}), "status", "active or inactive"},
+		{"status contradicts active", goodBody(map[string]any{"status": "inactive", "active": true}), "status", "contradicts"},
+		{"active not a boolean", goodBody(map[string]any{"active": "yes"}), "active", "must be a boolean"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -13,12 +13,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
-	"sync"
 	"time"
 
 	"shipd/modules/channels/domain"
 	"shipd/platform/fault"
+	"shipd/platform/memrepo"
 )
 
 // errNameTaken is the PostgreSQL repository's answer to a unique violation
@@ -29,10 +28,8 @@ var errNameTaken = fault.Field("name", "has already been taken by another channe
 // them. Settings are kept as JSON, so a value read back is what a database
 // round trip gives (numbers as float64, maps of their own).
 type Repository struct {
-	mu        sync.Mutex
-	rows      map[string]row
-	published []domain.Event
-	interfere func(op, id string) error
+	book memrepo.Book[domain.Event]
+	rows map[string]row
 }
 
 type row struct {
@@ -46,102 +43,49 @@ func NewRepository() *Repository { return &Repository{rows: map[string]row{}} }
 var _ domain.Repository = (*Repository)(nil)
 
 // Interfere makes the repository fail as a database might: before each
-// call f is asked with the operation ("Add", "Get", "Update", "Delete") and
-// the channel's id; an error it returns is the call's answer and nothing
-// changes. nil stops interfering.
-func (r *Repository) Interfere(f func(op, id string) error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.interfere = f
-}
+// call f is asked with the operation ("Add", "Get", "Update" or "Delete") and the channel's id; an error it returns is
+// the call's answer and nothing changes. nil stops interfering.
+func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f) }
 
-func (r *Repository) interfered(op, id string) error {
-	if r.interfere == nil {
-		return nil
-	}
-	return r.interfere(op, id)
-}
+// Published returns every event published so far, in order.
+func (r *Repository) Published() []domain.Event { return r.book.Published() }
 
 // Add inserts the channel and publishes events.
 func (r *Repository) Add(_ context.Context, ch *domain.Channel, events ...domain.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Add", ch.ID()); err != nil {
-		return err
-	}
-	if _, ok := r.rows[ch.ID()]; ok {
-		// The primary key's violation: an error, not a fault.
-		return fmt.Errorf("inserting channel: duplicate key %s", ch.ID())
-	}
-	return r.save(ch, events)
+	return memrepo.Add(&r.book, ch.ID(), func() error {
+		if _, ok := r.rows[ch.ID()]; ok {
+			// The primary key's violation: an error, not a fault.
+			return fmt.Errorf("inserting channel: duplicate key %s", ch.ID())
+		}
+		return r.save(ch)
+	}, events)
 }
 
 // Get loads one channel.
 func (r *Repository) Get(_ context.Context, id string) (*domain.Channel, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Get", id); err != nil {
-		return nil, err
-	}
-	return r.load(id)
+	return memrepo.Get(&r.book, "Get", id, r.load)
 }
 
 // Update lets fn change the channel; the change is saved, with the events,
 // only when fn succeeds and names at least one event (the PostgreSQL
 // repository writes no row for an update that publishes nothing).
 func (r *Repository) Update(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) (*domain.Channel, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Update", id); err != nil {
-		return nil, err
-	}
-	ch, err := r.load(id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := fn(ch)
-	if err != nil {
-		return nil, err
-	}
-	if len(events) == 0 {
-		return ch, nil
-	}
-	if err := r.save(ch, events); err != nil {
-		return nil, err
-	}
-	return ch, nil
+	return memrepo.Update(&r.book, id, r.load, fn, func(ch *domain.Channel, events []domain.Event) error {
+		if len(events) == 0 {
+			return nil
+		}
+		return r.save(ch)
+	})
 }
 
 // Delete lets fn veto, then deletes the channel and publishes the events.
 func (r *Repository) Delete(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Delete", id); err != nil {
-		return err
-	}
-	ch, err := r.load(id)
-	if err != nil {
-		return err
-	}
-	events, err := fn(ch)
-	if err != nil {
-		return err
-	}
-	delete(r.rows, id)
-	r.published = append(r.published, events...)
-	return nil
+	return memrepo.Delete(&r.book, id, r.load, fn, func(*domain.Channel) { delete(r.rows, id) })
 }
 
-// Published returns every event published so far, in order.
-func (r *Repository) Published() []domain.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.published)
-}
-
-// save stores ch (a new row or over its old one) and publishes events,
-// refusing a name another channel of the account has.
-func (r *Repository) save(ch *domain.Channel, events []domain.Event) error {
+// save stores ch (a new row or over its old one), refusing a name another
+// channel of the account has.
+func (r *Repository) save(ch *domain.Channel) error {
 	st := ch.Stored()
 	for id, other := range r.rows {
 		if id != st.ID && other.stored.AccountID == st.AccountID && other.stored.Name == st.Name {
@@ -159,7 +103,6 @@ func (r *Repository) save(ch *domain.Channel, events []domain.Event) error {
 	st.SecretKeys = maps.Clone(st.SecretKeys)
 	st.ValidatedAt = copyTime(st.ValidatedAt)
 	r.rows[st.ID] = row{stored: st, settings: settings}
-	r.published = append(r.published, events...)
 	return nil
 }
 

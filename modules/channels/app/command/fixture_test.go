@@ -137,6 +137,19 @@ func (f *fixture) created(t *testing.T, id, name string) {
 	}
 }
 
+// withMain is a fixture holding channel ch_1 "Main" of acme, which
+// prepare, when given, moves on: where the tables of a command's cases
+// start.
+func withMain(t *testing.T, prepare func(*testing.T, *fixture)) *fixture {
+	t.Helper()
+	f := newFixture()
+	f.created(t, "ch_1", "Main")
+	if prepare != nil {
+		prepare(t, f)
+	}
+	return f
+}
+
 // validated validates id with the carrier accepting, leaving the carrier
 // accepting.
 func (f *fixture) validated(t *testing.T, id string) {

@@ -105,11 +105,7 @@ func TestUpdateChannel(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture()
-			f.created(t, "ch_1", "Main")
-			if tc.prepare != nil {
-				tc.prepare(t, f)
-			}
+			f := withMain(t, tc.prepare)
 			before, published := f.channel(t, "ch_1"), len(f.repo.Published())
 			f.clock.Advance(time.Second)
 			tc.cmd.AccountID, tc.cmd.ID = acme, "ch_1"

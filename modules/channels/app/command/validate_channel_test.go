@@ -77,11 +77,7 @@ func TestValidateChannel(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture()
-			f.created(t, "ch_1", "Main")
-			if tc.prepare != nil {
-				tc.prepare(t, f)
-			}
+			f := withMain(t, tc.prepare)
 			published, asked := len(f.repo.Published()), len(f.carrier.calls())
 			f.carrier.answers(tc.answer)
 			f.clock.Advance(time.Second)

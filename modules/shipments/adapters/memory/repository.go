@@ -1,9 +1,10 @@
 // Package memory is the shipments module's driven side in memory: the
-// repository, the list read model and the channels facade, for tests of the
-// app layer that need no database. Each keeps the contract its PostgreSQL
-// counterpart keeps (not found as fault.NotFound, Update applying fn as one
-// change, nothing saved when fn fails or names no event); what only SQL can
-// do (row locks, the outbox, booking leases) is not modelled.
+// repository and the list read model, for tests of the app layer that need
+// no database (the channels facade is channelstest's). Each keeps the
+// contract its PostgreSQL counterpart keeps (not found as fault.NotFound,
+// Update applying fn as one change, nothing saved when fn fails or names no
+// event); what only SQL can do (row locks, the outbox, booking leases) is
+// not modelled.
 package memory
 
 import (
@@ -11,22 +12,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"shipd/modules/shipments/domain"
 	"shipd/platform/fault"
+	"shipd/platform/memrepo"
 )
 
 // Repository keeps shipments in memory as the PostgreSQL repository keeps
 // them: each one's state as JSON, so a state that does not survive the
 // round trip fails here as it would there.
 type Repository struct {
-	mu        sync.Mutex
-	rows      map[string]row
-	seq       int // order of insertion, the list's newest first
-	labels    map[string]domain.Label
-	published []domain.Event
-	interfere func(op, id string) error
+	book   memrepo.Book[domain.Event]
+	rows   map[string]row
+	seq    int // order of insertion, the list's newest first
+	labels map[string]domain.Label
 }
 
 type row struct {
@@ -41,52 +40,34 @@ func NewRepository() *Repository {
 
 var _ domain.Repository = (*Repository)(nil)
 
-// Interfere makes the repository fail as a database might: before each call
-// f is asked with the operation ("Add", "Get", "Update", "Delete", "Label")
-// and the shipment's id; an error it returns is the call's answer and
-// nothing changes. nil stops interfering.
-func (r *Repository) Interfere(f func(op, id string) error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.interfere = f
-}
+// Interfere makes the repository fail as a database might: before each
+// call f is asked with the operation ("Add", "Get", "Update", "Delete" or "Label") and the shipment's id; an error it returns is
+// the call's answer and nothing changes. nil stops interfering.
+func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f) }
 
-func (r *Repository) interfered(op, id string) error {
-	if r.interfere == nil {
-		return nil
-	}
-	return r.interfere(op, id)
-}
+// Published returns every event published so far, in order.
+func (r *Repository) Published() []domain.Event { return r.book.Published() }
 
 // Add inserts the shipment and publishes events.
 func (r *Repository) Add(_ context.Context, sh *domain.Shipment, events ...domain.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Add", sh.ID()); err != nil {
-		return err
-	}
-	if _, ok := r.rows[sh.ID()]; ok {
-		// The primary key's violation: an error, not a fault.
-		return fmt.Errorf("inserting shipment: duplicate key %s", sh.ID())
-	}
-	state, err := json.Marshal(sh.Stored())
-	if err != nil {
-		return err
-	}
-	r.seq++
-	r.rows[sh.ID()] = row{state: state, seq: r.seq}
-	r.published = append(r.published, events...)
-	return nil
+	return memrepo.Add(&r.book, sh.ID(), func() error {
+		if _, ok := r.rows[sh.ID()]; ok {
+			// The primary key's violation: an error, not a fault.
+			return fmt.Errorf("inserting shipment: duplicate key %s", sh.ID())
+		}
+		state, err := json.Marshal(sh.Stored())
+		if err != nil {
+			return err
+		}
+		r.seq++
+		r.rows[sh.ID()] = row{state: state, seq: r.seq}
+		return nil
+	}, events)
 }
 
 // Get loads one shipment.
 func (r *Repository) Get(_ context.Context, id string) (*domain.Shipment, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Get", id); err != nil {
-		return nil, err
-	}
-	return r.load(id)
+	return memrepo.Get(&r.book, "Get", id, r.load)
 }
 
 func (r *Repository) load(id string) (*domain.Shipment, error) {
@@ -105,81 +86,46 @@ func (r *Repository) load(id string) (*domain.Shipment, error) {
 // (with a label Booked recorded and the events) only when fn succeeds and
 // names at least one event.
 func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) (*domain.Shipment, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Update", id); err != nil {
-		return nil, err
-	}
-	sh, err := r.load(id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := fn(sh)
-	if err != nil {
-		return nil, err
-	}
-	if len(events) == 0 {
-		return sh, nil
-	}
-	state, err := json.Marshal(sh.Stored())
-	if err != nil {
-		return nil, err
-	}
-	r.rows[id] = row{state: state, seq: r.rows[id].seq}
-	if l := sh.TakeNewLabel(); l != nil {
-		r.labels[id] = *l
-	}
-	r.published = append(r.published, events...)
-	return sh, nil
+	return memrepo.Update(&r.book, id, r.load, fn, func(sh *domain.Shipment, events []domain.Event) error {
+		if len(events) == 0 {
+			return nil
+		}
+		state, err := json.Marshal(sh.Stored())
+		if err != nil {
+			return err
+		}
+		r.rows[id] = row{state: state, seq: r.rows[id].seq}
+		if l := sh.TakeNewLabel(); l != nil {
+			r.labels[id] = *l
+		}
+		return nil
+	})
 }
 
 // Delete lets fn veto, then deletes the shipment and its label.
 func (r *Repository) Delete(_ context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Delete", id); err != nil {
-		return err
-	}
-	sh, err := r.load(id)
-	if err != nil {
-		return err
-	}
-	events, err := fn(sh)
-	if err != nil {
-		return err
-	}
-	delete(r.rows, id)
-	delete(r.labels, id) // the labels table's foreign key cascades
-	r.published = append(r.published, events...)
-	return nil
+	return memrepo.Delete(&r.book, id, r.load, fn, func(*domain.Shipment) {
+		delete(r.rows, id)
+		delete(r.labels, id) // the labels table's foreign key cascades
+	})
 }
 
 // Label returns the stored merged label, or nil.
 func (r *Repository) Label(_ context.Context, id string) (*domain.Label, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Label", id); err != nil {
-		return nil, err
-	}
-	l, ok := r.labels[id]
-	if !ok {
-		return nil, nil
-	}
-	l.Data = slices.Clone(l.Data)
-	return &l, nil
-}
-
-// Published returns every event published so far, in order.
-func (r *Repository) Published() []domain.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.published)
+	return memrepo.Get(&r.book, "Label", id, func(id string) (*domain.Label, error) {
+		l, ok := r.labels[id]
+		if !ok {
+			return nil, nil
+		}
+		l.Data = slices.Clone(l.Data)
+		return &l, nil
+	})
 }
 
 // states returns every stored shipment's state, oldest first.
 func (r *Repository) states() ([]domain.Stored, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	ids := make([]string, 0, len(r.rows))
 	for id := range r.rows {
 		ids = append(ids, id)

@@ -11,6 +11,7 @@ import (
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 func rejectAll(context.Context, carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
@@ -99,9 +100,9 @@ func TestCancelRefusals(t *testing.T) {
 			published, calls := len(f.repo.Published()), len(f.carrier.Calls())
 			err := f.cancel.Handle(t.Context(), command.CancelShipment{AccountID: account, ID: id})
 			if tc.wantField != nil {
-				wantFields(t, err, tc.wantField)
+				faulttest.WantFields(t, err, tc.wantField)
 			} else {
-				wantKind(t, err, tc.wantKind)
+				faulttest.WantKind(t, err, tc.wantKind)
 			}
 			if after := f.state(t, id); after.Status != before.Status || after.Version != before.Version {
 				t.Errorf("shipment moved from %s v%d to %s v%d", before.Status, before.Version, after.Status, after.Version)
@@ -127,7 +128,7 @@ func TestCancelDoesNotOverwriteAMoveMadeMeanwhile(t *testing.T) {
 			Parcel: domain.TrackedParcel{ID: "tp_1", TrackingNumber: "TN1", Status: carrier.StatusInTransit, Version: 2}})
 	}
 	err := f.cancel.Handle(t.Context(), command.CancelShipment{AccountID: account, ID: "sh_1"})
-	wantFields(t, err, map[string]string{"status": "this one is shipped"})
+	faulttest.WantFields(t, err, map[string]string{"status": "this one is shipped"})
 	if st := f.state(t, "sh_1"); st.Status != domain.StatusShipped {
 		t.Errorf("status %s", st.Status)
 	}

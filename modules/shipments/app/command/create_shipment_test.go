@@ -6,60 +6,55 @@ import (
 	"testing"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/shipments/domain"
 	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 // A request its channel or carrier cannot take is refused field by field,
 // and nothing is stored or published.
 func TestCreateRefusesWhatTheChannelOrCarrierCannotTake(t *testing.T) {
 	t.Parallel()
-	withChannel := func(change func(*channels.ChannelAccess)) func(*fixture) {
-		return func(f *fixture) {
-			ch := activeChannel()
-			change(&ch)
-			f.channels.Put(ch)
-		}
-	}
 	for _, tc := range []struct {
 		name  string
-		setup func(*fixture)
+		setup func(*channelstest.Channels)
 		cmd   func(*command.CreateShipment)
 		want  map[string]string
 	}{
 		{name: "channel not found", cmd: func(c *command.CreateShipment) { c.Shipment.ChannelID = "ch_none" },
 			want: map[string]string{"shipping_channel_id": "does not name a shipping channel of this account"}},
-		{name: "channel inactive", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Status = "invalid" }),
+		{name: "channel inactive", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Status = "invalid" }),
 			want: map[string]string{"shipping_channel_id": "this one is invalid; validate it first"}},
 		// A request's own problems are answered before its channel is
 		// looked up (ADR 0036): the unknown channel is not named.
 		{name: "the request's own problems first", cmd: func(c *command.CreateShipment) {
 			c.Shipment.ChannelID, c.Shipment.Recipient.EmailAddress = "ch_none", "not an address"
 		}, want: map[string]string{"recipient_contact.email_address": "must be a valid email address"}},
-		{name: "provider not offered", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = "gone" }),
+		{name: "provider not offered", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Provider = "gone" }),
 			want: map[string]string{"shipping_channel_id": "provider gone cannot create shipments"}},
-		{name: "provider only tracks", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = trackerOnlyCode }),
+		{name: "provider only tracks", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Provider = trackerOnlyCode }),
 			want: map[string]string{"shipping_channel_id": "provider trackonly cannot create shipments"}},
 		{name: "label format not printed", cmd: func(c *command.CreateShipment) { c.Shipment.LabelFormat = "EPL" },
 			want: map[string]string{"label_format": "provider fake prints only: pdf, zpl"}},
-		{name: "channel's default format not printed", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Settings["defaultLabelFormat"] = "epl" }),
+		{name: "channel's default format not printed", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["defaultLabelFormat"] = "epl" }),
 			want: map[string]string{"label_format": "prints only"}},
 		{name: "more parcels than the provider takes", cmd: func(c *command.CreateShipment) { *c = request(c.ShipmentID, 6) },
 			want: map[string]string{"parcels": "provider fake takes at most 5 parcels per shipment; this shipment has 6"}},
-		{name: "more parcels than the product takes", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "EXPRESS" }),
+		{name: "more parcels than the product takes", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "EXPRESS" }),
 			cmd:  func(c *command.CreateShipment) { *c = request(c.ShipmentID, 3) },
 			want: map[string]string{"parcels": "product EXPRESS of provider fake takes at most 2 parcels per shipment; this shipment has 3"}},
-		{name: "a one-parcel product", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "LETTER" }),
+		{name: "a one-parcel product", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "LETTER" }),
 			cmd:  func(c *command.CreateShipment) { *c = request(c.ShipmentID, 2) },
 			want: map[string]string{"parcels": "takes at most 1 parcel per shipment; this shipment has 2"}},
-		{name: "COD the provider lacks", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = noCODCode }),
+		{name: "COD the provider lacks", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Provider = noCODCode }),
 			cmd:  withCOD,
 			want: map[string]string{"cash_on_delivery_amount": "provider nocod does not support cash on delivery"}},
-		{name: "COD the product lacks", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
+		{name: "COD the product lacks", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
 			cmd:  withCOD,
 			want: map[string]string{"cash_on_delivery_amount": "product ECONOMY of provider fake does not support cash on delivery"}},
-		{name: "every problem at once", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
+		{name: "every problem at once", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
 			cmd: func(c *command.CreateShipment) {
 				*c = request(c.ShipmentID, 7)
 				c.Shipment.LabelFormat = "epl"
@@ -71,13 +66,13 @@ func TestCreateRefusesWhatTheChannelOrCarrierCannotTake(t *testing.T) {
 			t.Parallel()
 			f := newFixture()
 			if tc.setup != nil {
-				tc.setup(f)
+				tc.setup(f.channels)
 			}
 			cmd := request("sh_1", 1)
 			if tc.cmd != nil {
 				tc.cmd(&cmd)
 			}
-			wantFields(t, f.create.Handle(t.Context(), cmd), tc.want)
+			faulttest.WantFields(t, f.create.Handle(t.Context(), cmd), tc.want)
 			if _, err := f.repo.Get(t.Context(), "sh_1"); !fault.Is(err, fault.KindNotFound) {
 				t.Errorf("a refused shipment was stored (%v)", err)
 			}
@@ -95,21 +90,17 @@ func TestCreatePassesOnWhatTheChannelsFacadeSays(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		setup func(*fixture)
+		setup func(*channelstest.Channels)
 		want  fault.Kind
 	}{
-		{"another account's channel", func(f *fixture) {
-			ch := activeChannel()
-			ch.AccountID = stranger
-			f.channels.Put(ch)
-		}, fault.KindForbidden},
-		{"channels unavailable", func(f *fixture) { f.channels.Fail("ch_1", fault.Unavailable("channels is down")) }, fault.KindUnavailable},
+		{"another account's channel", channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.AccountID = stranger }), fault.KindForbidden},
+		{"channels unavailable", func(c *channelstest.Channels) { c.Fail("ch_1", fault.Unavailable("channels is down")) }, fault.KindUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture()
-			tc.setup(f)
-			wantKind(t, f.create.Handle(t.Context(), request("sh_1", 1)), tc.want)
+			tc.setup(f.channels)
+			faulttest.WantKind(t, f.create.Handle(t.Context(), request("sh_1", 1)), tc.want)
 			if got := f.repo.Published(); len(got) != 0 {
 				t.Errorf("published %v", got)
 			}

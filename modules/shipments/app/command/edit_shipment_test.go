@@ -8,6 +8,7 @@ import (
 
 	"shipd/modules/shipments/app/command"
 	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -77,9 +78,9 @@ func TestChangesNeedTheAccountsShipment(t *testing.T) {
 			f.booked(t, "sh_created", 1)
 			published := len(f.repo.Published())
 			for _, id := range []string{"sh_pending", "sh_created"} {
-				wantKind(t, tc.run(t.Context(), f, stranger, id), fault.KindForbidden)
+				faulttest.WantKind(t, tc.run(t.Context(), f, stranger, id), fault.KindForbidden)
 			}
-			wantKind(t, tc.run(t.Context(), f, account, "sh_none"), fault.KindNotFound)
+			faulttest.WantKind(t, tc.run(t.Context(), f, account, "sh_none"), fault.KindNotFound)
 			if got := f.events(t, published); len(got) != 0 {
 				t.Errorf("published %v", got)
 			}
@@ -106,7 +107,7 @@ func TestDeleteOnlyWhatNoCarrierHolds(t *testing.T) {
 	published := len(f.repo.Published())
 	f.clock.Advance(time.Hour)
 
-	wantFields(t, f.delete.Handle(t.Context(), command.DeleteShipment{AccountID: account, ID: "sh_created"}),
+	faulttest.WantFields(t, f.delete.Handle(t.Context(), command.DeleteShipment{AccountID: account, ID: "sh_created"}),
 		map[string]string{"status": "a shipment the carrier created cannot be deleted; cancel it instead"})
 	for _, id := range []string{"sh_pending", "sh_rejected"} {
 		if err := f.delete.Handle(t.Context(), command.DeleteShipment{AccountID: account, ID: id}); err != nil {

@@ -5,19 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/shipments/adapters/memory"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/shipments/contract"
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
-	"shipd/platform/fault"
 	"shipd/platform/usecase"
 	"shipd/platform/usecase/usecasetest"
 )
@@ -48,7 +47,7 @@ func activeChannel() channels.ChannelAccess {
 // fixture is one set of handlers on fakes of their own.
 type fixture struct {
 	repo     *memory.Repository
-	channels *memory.Channels
+	channels *channelstest.Channels
 	carrier  *fakeCarrier
 	labels   *fakeMerger
 	clock    *clock.Manual
@@ -64,7 +63,7 @@ type fixture struct {
 func newFixture() *fixture {
 	f := &fixture{
 		repo:     memory.NewRepository(),
-		channels: memory.NewChannels(activeChannel()),
+		channels: channelstest.New(activeChannel()),
 		carrier:  newFakeCarrier(fakeInfo()),
 		labels:   &fakeMerger{},
 		clock:    clock.NewManual(t0),
@@ -198,32 +197,6 @@ func (f *fixture) lastSnapshot(t *testing.T) contract.ShipmentSnapshot {
 	}
 	t.Fatalf("published %T", all[len(all)-1])
 	return contract.ShipmentSnapshot{}
-}
-
-// wantFields checks that err is a validation fault whose messages for each
-// field contain the text given.
-func wantFields(t *testing.T, err error, want map[string]string) {
-	t.Helper()
-	f, ok := fault.As(err)
-	if !ok || f.Kind != fault.KindValidation {
-		t.Fatalf("error %v, want a validation fault on %v", err, want)
-	}
-	if len(f.Fields) != len(want) {
-		t.Errorf("fields %v, want %d: %v", f.Fields, len(want), want)
-	}
-	for field, text := range want {
-		if msgs := strings.Join(f.Fields[field], "; "); !strings.Contains(msgs, text) {
-			t.Errorf("%s: %q, want it to say %q", field, msgs, text)
-		}
-	}
-}
-
-// wantKind checks that err is a fault of kind k.
-func wantKind(t *testing.T, err error, k fault.Kind) {
-	t.Helper()
-	if !fault.Is(err, k) {
-		t.Fatalf("error %v (%T), want a fault of kind %d", err, err, k)
-	}
 }
 
 // The fake carrier.

@@ -1,10 +1,8 @@
 package query_test
 
 import (
-	"encoding/json"
 	"errors"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -170,25 +168,8 @@ func TestListShipments(t *testing.T) {
 		{"by reference prefix", query.ListShipments{Search: "ORDER-", Limit: 10}, []string{"sh_4", "sh_2", "sh_1"}, 3},
 		{"by provider shipment id", query.ListShipments{Search: "P-sh_3", Limit: 10}, []string{"sh_3"}, 1},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.q.AccountID = account
-			page, err := list.Handle(t.Context(), tc.q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := []string{}
-			for _, raw := range page.Records {
-				var s contract.Summary
-				if err := json.Unmarshal(raw, &s); err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, s.ID)
-			}
-			if !slices.Equal(ids, tc.want) || page.Total != tc.total {
-				t.Errorf("page %v of %d, want %v of %d", ids, page.Total, tc.want, tc.total)
-			}
-		})
+		tc.q.AccountID = account
+		usecasetest.WantPage(t, tc.name, list, tc.q, func(s contract.Summary) string { return s.ID }, tc.want, tc.total)
 	}
 }
 

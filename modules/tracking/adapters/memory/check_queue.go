@@ -29,8 +29,8 @@ var _ command.CheckQueue = (*CheckQueue)(nil)
 // Claim leases up to limit due parcels, the longest overdue first.
 func (q *CheckQueue) Claim(_ context.Context, limit int, lease time.Duration) ([]domain.Stored, error) {
 	r := q.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	now := q.clock.Now()
 	var due []string
 	for id, rw := range r.rows {
@@ -38,7 +38,7 @@ func (q *CheckQueue) Claim(_ context.Context, limit int, lease time.Duration) ([
 			due = append(due, id)
 		}
 	}
-	if err := r.interfered("Claim", due...); err != nil {
+	if err := r.book.Interfered("Claim", due...); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(due, func(a, b string) int { return r.rows[a].nextCheck.Compare(*r.rows[b].nextCheck) })
@@ -59,9 +59,9 @@ func (q *CheckQueue) Claim(_ context.Context, limit int, lease time.Duration) ([
 // Release gives back the leases of parcels never checked.
 func (q *CheckQueue) Release(_ context.Context, ids []string) error {
 	r := q.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Release", ids...); err != nil {
+	r.book.Lock()
+	defer r.book.Unlock()
+	if err := r.book.Interfered("Release", ids...); err != nil {
 		return err
 	}
 	for _, id := range ids {
@@ -75,8 +75,8 @@ func (q *CheckQueue) Release(_ context.Context, ids []string) error {
 // Due counts the parcels whose check is due now, claimed or not.
 func (q *CheckQueue) Due(context.Context) (int, error) {
 	r := q.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	now := q.clock.Now()
 	n := 0
 	for _, rw := range r.rows {
@@ -91,8 +91,8 @@ func (q *CheckQueue) Due(context.Context) (int, error) {
 // neither recorded nor given back since).
 func (q *CheckQueue) Leased(id string) bool {
 	r := q.repo
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	rw, ok := r.rows[id]
 	return ok && rw.leaseUntil != nil
 }

@@ -1,10 +1,11 @@
 // Package memory is the tracking module's driven side in memory: the
-// repository, the check queue, the list read model and the channels facade,
-// for tests of the app layer that need no database. Each keeps the contract
-// its PostgreSQL counterpart keeps (not found as fault.NotFound, a number
-// tracked twice through a channel as a validation fault, Update and
-// UpdateAll applying their changes as one, a recorded check releasing its
-// lease); what only SQL can do (row locks, the outbox) is not modelled.
+// repository, the check queue and the list read model, for tests of the app
+// layer that need no database (the channels facade is channelstest's). Each
+// keeps the contract its PostgreSQL counterpart keeps (not found as
+// fault.NotFound, a number tracked twice through a channel as a validation
+// fault, Update and UpdateAll applying their changes as one, a recorded
+// check releasing its lease); what only SQL can do (row locks, the outbox)
+// is not modelled.
 package memory
 
 import (
@@ -13,11 +14,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"shipd/modules/tracking/domain"
 	"shipd/platform/fault"
+	"shipd/platform/memrepo"
 )
 
 // Repository keeps tracking parcels in memory as the PostgreSQL repository
@@ -25,11 +26,9 @@ import (
 // the round trip fails here as it would there, and its status updates
 // beside it, one per carrier event (fingerprint).
 type Repository struct {
-	mu        sync.Mutex
-	rows      map[string]*row
-	numbers   map[number]string // the parcels' unique key: a number per account and channel
-	published []domain.Event
-	interfere func(op string, ids []string) error
+	book    memrepo.Book[domain.Event]
+	rows    map[string]*row
+	numbers map[number]string // the parcels' unique key: a number per account and channel
 }
 
 type number struct{ account, channel, trackingNumber string }
@@ -55,43 +54,31 @@ var _ domain.Repository = (*Repository)(nil)
 // "Update", "UpdateAll", "Delete") and the ids of the parcels it touches
 // (the channel's id for TrackedThrough); an error it returns is the call's
 // answer and nothing changes. nil stops interfering.
-func (r *Repository) Interfere(f func(op string, ids []string) error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.interfere = f
-}
+func (r *Repository) Interfere(f func(op string, ids []string) error) { r.book.InterfereAll(f) }
 
-func (r *Repository) interfered(op string, ids ...string) error {
-	if r.interfere == nil {
-		return nil
-	}
-	return r.interfere(op, ids)
-}
+// Published returns every event published so far, in order.
+func (r *Repository) Published() []domain.Event { return r.book.Published() }
 
 // Add inserts the parcel and publishes events; a number the account
 // already tracks through the channel is refused on tracking_number.
 func (r *Repository) Add(_ context.Context, p *domain.Parcel, events ...domain.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	st := p.Stored()
-	if err := r.interfered("Add", st.ID); err != nil {
-		return err
-	}
-	if _, ok := r.rows[st.ID]; ok {
-		// The primary key's violation: an error, not a fault.
-		return fmt.Errorf("inserting tracking parcel: duplicate key %s", st.ID)
-	}
-	if id, ok := r.numbers[numberOf(st)]; ok {
-		return fault.Field("tracking_number", "is already tracked through this shipping channel as "+id)
-	}
-	rw := &row{}
-	if err := rw.save(st); err != nil {
-		return err
-	}
-	r.rows[st.ID] = rw
-	r.numbers[numberOf(st)] = st.ID
-	r.published = append(r.published, events...)
-	return nil
+	return memrepo.Add(&r.book, st.ID, func() error {
+		if _, ok := r.rows[st.ID]; ok {
+			// The primary key's violation: an error, not a fault.
+			return fmt.Errorf("inserting tracking parcel: duplicate key %s", st.ID)
+		}
+		if id, ok := r.numbers[numberOf(st)]; ok {
+			return fault.Field("tracking_number", "is already tracked through this shipping channel as "+id)
+		}
+		rw := &row{}
+		if err := rw.save(st); err != nil {
+			return err
+		}
+		r.rows[st.ID] = rw
+		r.numbers[numberOf(st)] = st.ID
+		return nil
+	}, events)
 }
 
 func decode(id string, rw *row) (domain.Stored, error) {
@@ -113,12 +100,7 @@ func (rw *row) save(st domain.Stored) error {
 
 // Get loads one parcel with its status updates.
 func (r *Repository) Get(_ context.Context, id string) (*domain.Parcel, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Get", id); err != nil {
-		return nil, err
-	}
-	return r.load(id)
+	return memrepo.Get(&r.book, "Get", id, r.load)
 }
 
 func (r *Repository) load(id string) (*domain.Parcel, error) {
@@ -135,24 +117,21 @@ func (r *Repository) load(id string) (*domain.Parcel, error) {
 
 // GetStored loads one parcel's state alone.
 func (r *Repository) GetStored(_ context.Context, id string) (domain.Stored, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("GetStored", id); err != nil {
-		return domain.Stored{}, err
-	}
-	rw, ok := r.rows[id]
-	if !ok {
-		return domain.Stored{}, fault.NotFound("Tracking parcel")
-	}
-	return decode(id, rw)
+	return memrepo.Get(&r.book, "GetStored", id, func(id string) (domain.Stored, error) {
+		rw, ok := r.rows[id]
+		if !ok {
+			return domain.Stored{}, fault.NotFound("Tracking parcel")
+		}
+		return decode(id, rw)
+	})
 }
 
 // TrackedThrough lists, by id, the account's parcels of the channel whose
 // checks go on.
 func (r *Repository) TrackedThrough(_ context.Context, accountID, channelID string) ([]string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("TrackedThrough", channelID); err != nil {
+	r.book.Lock()
+	defer r.book.Unlock()
+	if err := r.book.Interfered("TrackedThrough", channelID); err != nil {
 		return nil, err
 	}
 	var ids []string
@@ -172,24 +151,7 @@ func (r *Repository) TrackedThrough(_ context.Context, accountID, channelID stri
 // Update lets fn change the parcel, then saves it with its new status
 // updates and releases its check lease; when fn fails nothing changes.
 func (r *Repository) Update(_ context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) (*domain.Parcel, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Update", id); err != nil {
-		return nil, err
-	}
-	p, err := r.load(id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := fn(p)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.store(p); err != nil {
-		return nil, err
-	}
-	r.published = append(r.published, events...)
-	return p, nil
+	return memrepo.Update(&r.book, id, r.load, fn, func(p *domain.Parcel, _ []domain.Event) error { return r.store(p) })
 }
 
 // store saves a loaded parcel: its state, its new status updates (one per
@@ -215,15 +177,15 @@ func (r *Repository) store(p *domain.Parcel) error {
 // UpdateAll applies changes in the order given, all or none; a parcel that
 // no longer exists is skipped.
 func (r *Repository) UpdateAll(_ context.Context, changes []domain.Change) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	ids := make([]string, 0, len(changes))
 	for _, c := range changes {
 		ids = append(ids, c.ID)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	if err := r.interfered("UpdateAll", ids...); err != nil {
+	if err := r.book.Interfered("UpdateAll", ids...); err != nil {
 		return err
 	}
 	parcels := map[string]*domain.Parcel{}
@@ -253,42 +215,22 @@ func (r *Repository) UpdateAll(_ context.Context, changes []domain.Change) error
 			return err
 		}
 	}
-	r.published = append(r.published, events...)
+	r.book.Publish(events...)
 	return nil
 }
 
 // Delete lets fn veto, then deletes the parcel with its status updates.
 func (r *Repository) Delete(_ context.Context, id string, fn func(p *domain.Parcel) ([]domain.Event, error)) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.interfered("Delete", id); err != nil {
-		return err
-	}
-	p, err := r.load(id)
-	if err != nil {
-		return err
-	}
-	events, err := fn(p)
-	if err != nil {
-		return err
-	}
-	delete(r.rows, id)
-	delete(r.numbers, numberOf(p.Stored()))
-	r.published = append(r.published, events...)
-	return nil
-}
-
-// Published returns every event published so far, in order.
-func (r *Repository) Published() []domain.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.published)
+	return memrepo.Delete(&r.book, id, r.load, fn, func(p *domain.Parcel) {
+		delete(r.rows, id)
+		delete(r.numbers, numberOf(p.Stored()))
+	})
 }
 
 // states returns every stored parcel's state.
 func (r *Repository) states() ([]domain.Stored, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.book.Lock()
+	defer r.book.Unlock()
 	out := make([]domain.Stored, 0, len(r.rows))
 	for id, rw := range r.rows {
 		st, err := decode(id, rw)

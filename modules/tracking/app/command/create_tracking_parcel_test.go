@@ -6,49 +6,44 @@ import (
 	"testing"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/platform/carrier"
 	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 // A parcel is tracked only through an active channel of the account whose
 // carrier tracks; otherwise nothing is stored or published.
 func TestCreateTrackingParcelChecksTheChannel(t *testing.T) {
 	t.Parallel()
-	withChannel := func(change func(*channels.ChannelAccess)) func(*fixture) {
-		return func(f *fixture) {
-			ch := activeChannel()
-			change(&ch)
-			f.channels.Put(ch)
-		}
-	}
 	for _, tc := range []struct {
 		name  string
-		setup func(*fixture)
+		setup func(*channelstest.Channels)
 		field map[string]string
 		kind  fault.Kind // when not a field's fault
 	}{
-		{name: "channel not found", setup: func(f *fixture) { f.channels.Remove("ch_1") },
+		{name: "channel not found", setup: func(c *channelstest.Channels) { c.Remove("ch_1") },
 			field: map[string]string{"shipping_channel_id": "does not name a shipping channel of this account"}},
-		{name: "channel inactive", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Status = "invalid" }),
+		{name: "channel inactive", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Status = "invalid" }),
 			field: map[string]string{"shipping_channel_id": "must be an active shipping channel (this one is invalid; validate it first)"}},
-		{name: "provider not offered", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = "gone" }),
+		{name: "provider not offered", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Provider = "gone" }),
 			field: map[string]string{"shipping_channel_id": "provider gone cannot track parcels"}},
-		{name: "provider only ships", setup: withChannel(func(ch *channels.ChannelAccess) { ch.Provider = shipperCode }),
+		{name: "provider only ships", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Provider = shipperCode }),
 			field: map[string]string{"shipping_channel_id": "provider shiponly cannot track parcels"}},
-		{name: "another account's channel", setup: withChannel(func(ch *channels.ChannelAccess) { ch.AccountID = stranger }),
+		{name: "another account's channel", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.AccountID = stranger }),
 			kind: fault.KindForbidden},
-		{name: "channels unavailable", setup: func(f *fixture) { f.channels.Fail("ch_1", fault.Unavailable("channels is down")) },
+		{name: "channels unavailable", setup: func(c *channelstest.Channels) { c.Fail("ch_1", fault.Unavailable("channels is down")) },
 			kind: fault.KindUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture()
-			tc.setup(f)
+			tc.setup(f.channels)
 			err := f.create.Handle(t.Context(), newParcel("tp_1", "TN1"))
 			if tc.field != nil {
-				wantFields(t, err, tc.field)
+				faulttest.WantFields(t, err, tc.field)
 			} else {
-				wantKind(t, err, tc.kind)
+				faulttest.WantKind(t, err, tc.kind)
 			}
 			if _, err := f.repo.GetStored(t.Context(), "tp_1"); !fault.Is(err, fault.KindNotFound) {
 				t.Errorf("a refused parcel was stored (%v)", err)
@@ -97,7 +92,7 @@ func TestCreateTrackingParcelRefusesANumberTrackedAlready(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	f.tracked(t, "tp_1", "TN1")
-	wantFields(t, f.create.Handle(t.Context(), newParcel("tp_2", "TN1")),
+	faulttest.WantFields(t, f.create.Handle(t.Context(), newParcel("tp_2", "TN1")),
 		map[string]string{"tracking_number": "is already tracked through this shipping channel as tp_1"})
 	f.repo.Interfere(failOn("Add"))
 	if err := f.create.Handle(t.Context(), newParcel("tp_3", "TN3")); !errors.Is(err, errDatabase) {
@@ -117,7 +112,7 @@ func TestCreateTrackingParcelAnswersTheRequestsProblemsFirst(t *testing.T) {
 	ch := activeChannel()
 	ch.AccountID = stranger
 	f.channels.Put(ch)
-	wantFields(t, f.create.Handle(t.Context(), newParcel("tp_1", "TN_1")),
+	faulttest.WantFields(t, f.create.Handle(t.Context(), newParcel("tp_1", "TN_1")),
 		map[string]string{"tracking_number": "may hold only letters, digits and hyphens"})
 	if got := f.repo.Published(); len(got) != 0 {
 		t.Errorf("published %v", got)

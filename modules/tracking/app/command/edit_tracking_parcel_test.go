@@ -8,6 +8,7 @@ import (
 
 	"shipd/modules/tracking/app/command"
 	"shipd/platform/fault"
+	"shipd/platform/faulttest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -62,8 +63,8 @@ func TestTrackingParcelChangesNeedTheAccountsParcel(t *testing.T) {
 			t.Parallel()
 			f := newFixture()
 			f.tracked(t, "tp_1", "TN1")
-			wantKind(t, tc.run(t.Context(), f, stranger, "tp_1"), fault.KindForbidden)
-			wantKind(t, tc.run(t.Context(), f, account, "tp_none"), fault.KindNotFound)
+			faulttest.WantKind(t, tc.run(t.Context(), f, stranger, "tp_1"), fault.KindForbidden)
+			faulttest.WantKind(t, tc.run(t.Context(), f, account, "tp_none"), fault.KindNotFound)
 			if st := f.state(t, "tp_1"); st.Version != 1 || st.ChecksDone != 0 {
 				t.Errorf("changed %+v", st)
 			}
@@ -89,7 +90,7 @@ func TestDeleteTrackingParcelOnlyClientMade(t *testing.T) {
 	}
 	internal := f.lastSnapshot(t).ID
 	f.clock.Advance(time.Hour)
-	wantFields(t, f.delete.Handle(t.Context(), command.DeleteTrackingParcel{AccountID: account, ID: internal}),
+	faulttest.WantFields(t, f.delete.Handle(t.Context(), command.DeleteTrackingParcel{AccountID: account, ID: internal}),
 		map[string]string{"shipment_id": "this tracking parcel belongs to shipment sh_1"})
 	if err := f.delete.Handle(t.Context(), command.DeleteTrackingParcel{AccountID: account, ID: "tp_1"}); err != nil {
 		t.Fatal(err)

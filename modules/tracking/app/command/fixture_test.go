@@ -4,19 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/tracking/adapters/memory"
 	"shipd/modules/tracking/app/command"
 	"shipd/modules/tracking/contract"
 	"shipd/modules/tracking/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
-	"shipd/platform/fault"
 	"shipd/platform/usecase"
 	"shipd/platform/usecase/usecasetest"
 )
@@ -50,7 +49,7 @@ func activeChannel() channels.ChannelAccess {
 type fixture struct {
 	repo     *memory.Repository
 	queue    *memory.CheckQueue
-	channels *memory.Channels
+	channels *channelstest.Channels
 	carrier  *fakeTracker
 	scaled   *fakeTracker // behind the time-scaled provider
 	clock    *clock.Manual
@@ -70,7 +69,7 @@ type fixture struct {
 func newFixture() *fixture {
 	f := &fixture{
 		repo:     memory.NewRepository(),
-		channels: memory.NewChannels(activeChannel()),
+		channels: channelstest.New(activeChannel()),
 		carrier:  &fakeTracker{},
 		scaled:   &fakeTracker{},
 		clock:    clock.NewManual(clockStart),
@@ -167,32 +166,6 @@ func (f *fixture) lastSnapshot(t *testing.T) contract.TrackingParcelSnapshot {
 	}
 	t.Fatal("no snapshot published")
 	return contract.TrackingParcelSnapshot{}
-}
-
-// wantFields checks that err is a validation fault whose messages for each
-// field contain the text given.
-func wantFields(t *testing.T, err error, want map[string]string) {
-	t.Helper()
-	f, ok := fault.As(err)
-	if !ok || f.Kind != fault.KindValidation {
-		t.Fatalf("error %v, want a validation fault on %v", err, want)
-	}
-	if len(f.Fields) != len(want) {
-		t.Errorf("fields %v, want %d: %v", f.Fields, len(want), want)
-	}
-	for field, text := range want {
-		if msgs := strings.Join(f.Fields[field], "; "); !strings.Contains(msgs, text) {
-			t.Errorf("%s: %q, want it to say %q", field, msgs, text)
-		}
-	}
-}
-
-// wantKind checks that err is a fault of kind k.
-func wantKind(t *testing.T, err error, k fault.Kind) {
-	t.Helper()
-	if !fault.Is(err, k) {
-		t.Fatalf("error %v (%T), want a fault of kind %d", err, err, k)
-	}
 }
 
 // errDatabase is a failure of the store, neither a fault nor the carrier's.

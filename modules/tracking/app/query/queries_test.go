@@ -1,7 +1,6 @@
 package query_test
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	channels "shipd/modules/channels/contract"
+	"shipd/modules/channels/contract/channelstest"
 	"shipd/modules/tracking/adapters/memory"
 	"shipd/modules/tracking/app/query"
 	"shipd/modules/tracking/contract"
@@ -63,7 +63,7 @@ func TestClaimDueChecks(t *testing.T) {
 		store(t, repo, p.id, p.acc, p.ch, "TN-"+strings.TrimPrefix(p.id, "tp_"), i)
 	}
 	store(t, repo, "tp_later", account, "ch_1", "TN-LATER", 120) // due after the clock's time
-	chs := memory.NewChannels(channel("ch_1", account), channel("ch_2", account), channel("ch_3", stranger))
+	chs := channelstest.New(channel("ch_1", account), channel("ch_2", account), channel("ch_3", stranger))
 	claim := query.NewClaimDueChecksHandler(memory.NewCheckQueue(repo, clk), chs, usecasetest.Observer())
 
 	first, err := claim.Handle(t.Context(), query.ClaimDueChecks{Limit: 4, Lease: time.Minute})
@@ -111,7 +111,7 @@ func TestClaimDueChecksFailsWithTheQueue(t *testing.T) {
 		}
 		return nil
 	})
-	chs := memory.NewChannels(channel("ch_1", account))
+	chs := channelstest.New(channel("ch_1", account))
 	claim := query.NewClaimDueChecksHandler(memory.NewCheckQueue(repo, clock.NewManual(t0)), chs, usecasetest.Observer())
 	if _, err := claim.Handle(t.Context(), query.ClaimDueChecks{Limit: 10, Lease: time.Minute}); !errors.Is(err, errDatabase) {
 		t.Errorf("error %v", err)
@@ -192,24 +192,7 @@ func TestListTrackingParcels(t *testing.T) {
 		{"by channel", query.ListTrackingParcels{ChannelID: "ch_1", Limit: 10}, []string{"tp_3", "tp_1"}, 2},
 		{"by number prefix", query.ListTrackingParcels{Search: "SB", Limit: 10}, []string{"tp_2", "tp_1"}, 2},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.q.AccountID = account
-			page, err := list.Handle(t.Context(), tc.q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids := []string{}
-			for _, raw := range page.Records {
-				var s contract.Summary
-				if err := json.Unmarshal(raw, &s); err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, s.ID)
-			}
-			if !slices.Equal(ids, tc.want) || page.Total != tc.total {
-				t.Errorf("page %v of %d, want %v of %d", ids, page.Total, tc.want, tc.total)
-			}
-		})
+		tc.q.AccountID = account
+		usecasetest.WantPage(t, tc.name, list, tc.q, func(s contract.Summary) string { return s.ID }, tc.want, tc.total)
 	}
 }

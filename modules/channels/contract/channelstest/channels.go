@@ -1,4 +1,7 @@
-package memory
+// Package channelstest is the channels facade in memory, for the tests of
+// the modules that ask the channels module for a channel (shipments,
+// tracking), so that each fakes the same contract the same way.
+package channelstest
 
 import (
 	"context"
@@ -19,8 +22,8 @@ type Channels struct {
 	asked    int
 }
 
-// NewChannels holds chs.
-func NewChannels(chs ...channels.ChannelAccess) *Channels {
+// New holds chs.
+func New(chs ...channels.ChannelAccess) *Channels {
 	c := &Channels{channels: map[string]channels.ChannelAccess{}, failures: map[string]error{}}
 	for _, ch := range chs {
 		c.Put(ch)
@@ -80,4 +83,18 @@ func (c *Channels) ChannelForUse(_ context.Context, accountID, channelID string)
 	}
 	ch.Settings = maps.Clone(ch.Settings) // each answer has settings of its own, as when decrypted
 	return ch, nil
+}
+
+// Changed is a test's step that changes the channel held as channelID as
+// change says; the channel's settings are its own afterwards, as after an
+// edit through the channels module.
+func Changed(channelID string, change func(ch *channels.ChannelAccess)) func(*Channels) {
+	return func(c *Channels) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		ch := c.channels[channelID]
+		ch.Settings = maps.Clone(ch.Settings)
+		change(&ch)
+		c.channels[channelID] = ch
+	}
 }
