@@ -33,7 +33,10 @@ func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logf := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "with-postgres: "+format+"\n", a...) }
-	cluster, err := localcluster.StartThrowaway(ctx, logf)
+	// Tests run side by side (t.Parallel, and the split topology's four
+	// processes each with its pool): PostgreSQL's 100, or the cluster's
+	// default 200, would be reached before the machine is busy.
+	cluster, err := localcluster.StartThrowawayWith(ctx, logf, localcluster.ThrowawayOptions{MaxConnections: 800})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "with-postgres:", err)
 		return 1
