@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"shipd"
 	"shipd/modules/webhooks/app"
+	"shipd/modules/webhooks/domain/deliverytest"
 	"shipd/modules/webhooks/ports"
 	"shipd/platform/apptest"
 )
@@ -79,7 +79,7 @@ func FuzzSubscriptionRequests(f *testing.F) {
 			if s.Name == "" || s.Name != strings.TrimSpace(s.Name) || utf8.RuneCountInString(s.Name) > 255 {
 				t.Fatalf("kept the name %q", s.Name)
 			}
-			checkURL(t, s.URL)
+			deliverytest.CheckURL(t, s.URL)
 			if len(s.Events) == 0 {
 				t.Fatalf("kept no event type: %s", body)
 			}
@@ -93,19 +93,6 @@ func FuzzSubscriptionRequests(f *testing.F) {
 			}
 		}
 	})
-}
-
-func checkURL(t *testing.T, raw string) {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil || len(raw) > 2048 {
-		t.Fatalf("accepted the URL %q (%v)", raw, err)
-	}
-	for _, part := range []string{raw, u.Hostname()} {
-		if i := strings.IndexFunc(part, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
-			t.Fatalf("accepted the URL %q, with a space or control character in %q", raw, part)
-		}
-	}
 }
 
 // fuzzEnv starts the app with one webhook subscription.
