@@ -25,10 +25,15 @@ test: vet check-generated
 		$(GO) run ./cmd/with-postgres -- $(MAKE) --no-print-directory test-each; \
 	fi
 
-# test-each is test once DATABASE_URL is set.
+# test-each is test once DATABASE_URL is set. The tests that start the
+# service mostly wait (for a worker, an event, a shutdown), each on a
+# database of its own, so they run side by side: TESTPARALLEL of a package
+# at once (t.Parallel), TESTPACKAGES packages at once.
+TESTPARALLEL ?= 4
+TESTPACKAGES ?= 4
 test-each:
-	$(GO) test -count=1 $(TESTFLAGS) $(PKGS)
-	SHIPD_TOPOLOGY=split $(GO) test -count=1 $(TESTFLAGS) ./modules/...
+	$(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) $(PKGS)
+	SHIPD_TOPOLOGY=split $(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) ./modules/...
 
 ## browser: the dashboard and /docs in headless Chromium (Debian's chromium,
 ## driven by playwright-core from npm): sign in, keys, channels, a shipment

@@ -72,6 +72,7 @@ func createThroughForm(t *testing.T, b *browser, form url.Values) string {
 }
 
 func TestChannelsListShowsTheAccountsOwnChannels(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key, theirs := env.NewKey("acme"), env.NewKey("globex")
 	main := makeChannel(t, env, key, "Main warehouse", map[string]any{"clientId": "c1", "clientSecret": "top-secret-value", "defaultLabelFormat": "zpl"})
@@ -134,6 +135,7 @@ func TestChannelsListShowsTheAccountsOwnChannels(t *testing.T) {
 }
 
 func TestChannelIsCreatedThroughTheForm(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	b := signIn(t, env, "acme", "jana@example.com")
@@ -191,6 +193,7 @@ func TestChannelIsCreatedThroughTheForm(t *testing.T) {
 }
 
 func TestChannelFormRefusesWhatTheAPIRefuses(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	makeChannel(t, env, key, "Taken", map[string]any{"clientId": "c", "clientSecret": "s"})
@@ -260,6 +263,7 @@ func TestChannelFormRefusesWhatTheAPIRefuses(t *testing.T) {
 }
 
 func TestValidateShowsTheCarriersAnswer(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	b := signIn(t, env, "acme", "jana@example.com")
@@ -309,6 +313,7 @@ func TestValidateShowsTheCarriersAnswer(t *testing.T) {
 }
 
 func TestChannelPagesRefuseOtherAccountsAndForgedForms(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key, theirKey := env.NewKey("acme"), env.NewKey("globex")
 	theirs := makeChannel(t, env, theirKey, "Globex main", map[string]any{"clientId": "globex-client", "clientSecret": "s"})

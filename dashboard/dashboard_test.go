@@ -16,6 +16,7 @@ import (
 )
 
 func TestSignInAndOut(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	if _, err := auth.NewStore(env.DB, clock.Real{}).CreateUser(context.Background(),
 		auth.NewUserRequest{AccountName: "acme", Email: "jana@example.com", Password: "long enough password"}); err != nil {
@@ -89,6 +90,7 @@ func TestSignInAndOut(t *testing.T) {
 // Five attempts a minute per address, right or wrong; then 429, even with
 // the right password.
 func TestSignInAttemptsAreLimited(t *testing.T) {
+	t.Parallel()
 	// A clock that does not move: the attempts all fall in one minute.
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clock.NewManual(time.Date(2026, 11, 21, 9, 0, 30, 0, time.UTC))))
 	if _, err := auth.NewStore(env.DB, clock.Real{}).CreateUser(context.Background(),
@@ -119,6 +121,7 @@ func TestSignInAttemptsAreLimited(t *testing.T) {
 // runs only some modules serves none of them (ADR 0033); the one running
 // them all, as above, serves them all.
 func TestNotServedByAProcessOfSomeModules(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.Modules = []string{"webhooks"} }))
 	b := newBrowser(t, env.URL())
 	for _, path := range []string{"/dashboard", "/dashboard/sign-in", "/dashboard/shipments"} {

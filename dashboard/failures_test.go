@@ -10,6 +10,7 @@ import (
 )
 
 func TestAPIFailedNeverSaysWhoseAnIDIs(t *testing.T) {
+	t.Parallel()
 	d := New(nil, nil)
 	foreign := `{"message":"This shipment belongs to another account.","error":{"code":"forbidden","message":"This shipment belongs to another account.","status":403}}`
 	unknown := `{"message":"Shipment not found.","error":{"code":"not_found","message":"Shipment not found.","status":404}}`
@@ -25,6 +26,7 @@ func TestAPIFailedNeverSaysWhoseAnIDIs(t *testing.T) {
 }
 
 func TestAPIFailedShowsOtherFailures(t *testing.T) {
+	t.Parallel()
 	d := New(nil, nil)
 	body := `{"message":"Too many requests.","error":{"code":"rate_limited","message":"Too many requests.","status":429}}`
 	rec := httptest.NewRecorder()
@@ -43,6 +45,7 @@ func TestAPIFailedShowsOtherFailures(t *testing.T) {
 }
 
 func TestProblemReadsTheAPIErrorOnce(t *testing.T) {
+	t.Parallel()
 	nested := apiAnswer{Status: http.StatusUnprocessableEntity, Body: []byte(
 		`{"message":"Invalid.","errors":{"name":["is required"]},"error":{"code":"validation_failed","message":"Invalid.","errors":{"name":["is required"],"settings.clientId":["is required"]}}}`)}
 	p := nested.problem()

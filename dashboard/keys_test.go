@@ -20,6 +20,7 @@ var shownKey = regexp.MustCompile(`<code id="new-key">([^<]+)</code>`)
 // permissions ticked, is listed without its secret, and stops working when
 // revoked.
 func TestKeysAreCreatedShownOnceListedAndRevoked(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	b := signIn(t, env, "acme", "jana@example.com")
 
@@ -70,6 +71,7 @@ func TestKeysAreCreatedShownOnceListedAndRevoked(t *testing.T) {
 }
 
 func TestKeyFormRefusesWhatCannotBeAKey(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	b := signIn(t, env, "acme", "jana@example.com")
 	for _, c := range []struct {
@@ -96,6 +98,7 @@ func TestKeyFormRefusesWhatCannotBeAKey(t *testing.T) {
 // After its 12 hours a session signs nobody in: pages lead to the sign-in
 // page and a form posted with it changes nothing.
 func TestExpiredSessionChangesNothing(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewManual(time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC))
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk))
 	b := signIn(t, env, "acme", "jana@example.com")

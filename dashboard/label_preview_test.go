@@ -32,6 +32,7 @@ func onePagePDF(w, h int) []byte {
 }
 
 func TestLabelPreviewRefusesWhatItCannotDraw(t *testing.T) {
+	t.Parallel()
 	none := newLabelPreviewer("", time.Second)
 	for _, f := range []string{"zpl", "epl", "", "png"} {
 		if err := none.unavailable(f); !errors.Is(err, errPreviewFormat) {
@@ -63,6 +64,7 @@ func TestLabelPreviewRefusesWhatItCannotDraw(t *testing.T) {
 }
 
 func TestLabelPreviewBoundsTheChildProcess(t *testing.T) {
+	t.Parallel()
 	pdf := onePagePDF(100, 100)
 
 	// A renderer that hangs is killed at the timeout, its pipes closed.
@@ -98,6 +100,7 @@ func TestLabelPreviewBoundsTheChildProcess(t *testing.T) {
 }
 
 func TestLabelPreviewWithPdftoppm(t *testing.T) {
+	t.Parallel()
 	tool, err := exec.LookPath("pdftoppm")
 	if err != nil {
 		t.Fatalf("pdftoppm is not installed (Debian package poppler-utils): %v", err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPagerLinksKeepTheFilters(t *testing.T) {
+	t.Parallel()
 	from, to := 21, 40
 	filters := url.Values{"status": {"created"}, "search": {""}, "per_page": {"20"}}
 	p := newPager("/dashboard/shipments", filters, httpapi.Meta{CurrentPage: 2, LastPage: 3, PerPage: 20, Total: 45, From: &from, To: &to}, "shipment")
@@ -25,6 +26,7 @@ func TestPagerLinksKeepTheFilters(t *testing.T) {
 }
 
 func TestPagerAtTheEnds(t *testing.T) {
+	t.Parallel()
 	one := 1
 	only := newPager("/dashboard/webhooks", nil, httpapi.Meta{CurrentPage: 1, LastPage: 1, Total: 1, From: &one, To: &one}, "webhook subscription")
 	if only.First != "" || only.Previous != "" || only.Next != "" || only.Last != "" {

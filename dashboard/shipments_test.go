@@ -121,6 +121,7 @@ func shLink(t *testing.T, page, rel string) string {
 }
 
 func TestShipmentsListFiltersSearchesAndPages(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	otherKey := env.NewKey("globex")
@@ -273,6 +274,7 @@ func TestShipmentsListFiltersSearchesAndPages(t *testing.T) {
 }
 
 func TestShipmentPageShowsParcelsTrackingAndLabel(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"pdftoppm", "zbarimg"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is not installed (Debian packages poppler-utils and zbar-tools): %v", tool, err)
@@ -532,6 +534,7 @@ func FuzzShipmentsQueryAndID(f *testing.F) {
 // A carrier that names no price shows as such, never as 0; the sandbox's
 // price shows with its currency.
 func TestShipmentPageShowsThePriceOrItsAbsence(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)

@@ -115,6 +115,7 @@ func shownTime(t *testing.T, v any) string {
 // subscription's log (with its retry) and the attempt's own page, to the
 // account only and only under its own subscription.
 func TestWebhookLogsShowFailedAttempt(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	b := signIn(t, env, "acme", "jana@example.com")
@@ -259,6 +260,7 @@ var shownSecret = regexp.MustCompile(`<code id="new-secret">([^<]+)</code>`)
 // is the secret deliveries are signed with; refusals show the API's reasons;
 // the list pages; a forged form token changes nothing.
 func TestWebhookCreateFormAndList(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	b := signIn(t, env, "acme", "jana@example.com")

@@ -12,6 +12,7 @@ import (
 // shipd events list shows what consumers set aside; retry puts one back on
 // its stream once, for its group, and refuses what is not a waiting letter.
 func TestEventsCommands(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	runShipd(t, dsn, "migrate", "up")
 	db, err := postgres.Open(context.Background(), dsn, postgres.Pool{})

@@ -92,6 +92,7 @@ func get(t *testing.T, url, key string) *http.Response {
 }
 
 func TestKeysCommands(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	out := runShipd(t, dsn, "keys", "create", "--account", "demo", "--permissions", "channels:read", "--name", "ci")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -133,6 +134,7 @@ func TestKeysCommands(t *testing.T) {
 
 // Two serve processes on one database share one account's limit exactly.
 func TestTwoProcessesShareTheRateLimit(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	a, b := startServe(t, dsn), startServe(t, dsn)
 	// A burst that straddles a minute boundary counts in two windows; then
@@ -171,6 +173,7 @@ func TestTwoProcessesShareTheRateLimit(t *testing.T) {
 
 // SIGINT (Ctrl-C) stops serve gracefully: it exits 0 after saying so.
 func TestServeStopsGracefully(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	p := startServe(t, dsn)
 	if err := p.Cmd.Process.Signal(syscall.SIGINT); err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestProgressLinesEveryTwoSecondsAndAtEachStage(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	v := &lineView{w: &out, name: "shipments.shipment_list", every: 2 * time.Second, now: func() time.Time { return now }}

@@ -49,6 +49,7 @@ func channelTotal(t *testing.T, url, key string) string {
 }
 
 func TestProjectionsCommands(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	p := startServe(t, dsn)
 	// Enterprise: the list is polled below faster than a free key's
@@ -136,6 +137,7 @@ func TestProjectionsCommands(t *testing.T) {
 
 // On a terminal the progress is a bar with the rate and the time left.
 func TestProjectionsRebuildDrawsABarOnATerminal(t *testing.T) {
+	t.Parallel()
 	script, err := exec.LookPath("script") // util-linux: runs a command on a pseudo-terminal
 	if err != nil {
 		t.Skip("no script(1) to give shipd a terminal")

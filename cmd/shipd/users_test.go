@@ -16,6 +16,7 @@ import (
 // `shipd users create` reads the password from standard input and stores
 // only its hash; the user then signs in with it.
 func TestUsersCreate(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	run := func(stdin string, args ...string) (string, string, error) {
 		cmd := exec.Command(binary, append([]string{"users", "create"}, args...)...)

@@ -18,6 +18,7 @@ import (
 // attempt is made again (at-least-once), with the same event id and body
 // and a new delivery id, and it is the one logged.
 func TestDeliveryInFlightSurvivesKill(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	env := []string{"WEBHOOK_ALLOW_PRIVATE_NETWORKS=true", "WEBHOOK_TIMEOUT=2s"}
 	type hit struct {

@@ -66,6 +66,7 @@ func loadDocument(t *testing.T) *openapi3.T {
 // outside /v1 (operator endpoints, /dashboard, the /docs reference page and
 // its assets) are not part of the API and are left out by the prefix.
 func TestOpenAPIDocumentHasEveryRoute(t *testing.T) {
+	t.Parallel()
 	_, app := startKeepingApp(t)
 	doc := loadDocument(t)
 	prefix := doc.Servers[0].URL // "/v1"
@@ -96,6 +97,7 @@ func TestOpenAPIDocumentHasEveryRoute(t *testing.T) {
 }
 
 func TestOpenAPIDocumentServedWithoutKey(t *testing.T) {
+	t.Parallel()
 	env, _ := startKeepingApp(t)
 	res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/openapi.json"})
 	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
@@ -108,6 +110,7 @@ func TestOpenAPIDocumentServedWithoutKey(t *testing.T) {
 
 // A few real answers match their schemas in the document.
 func TestRealAnswersMatchTheDocument(t *testing.T) {
+	t.Parallel()
 	openapi3filter.RegisterBodyDecoder("application/pdf", openapi3filter.FileBodyDecoder)
 	env, _ := startKeepingApp(t)
 	doc := loadDocument(t)
@@ -241,6 +244,7 @@ func TestRealAnswersMatchTheDocument(t *testing.T) {
 // (its type includes "null"): every write takes such a body. The exchanges
 // are checked against the document by apptest as well.
 func TestOptionalFieldsTakeNull(t *testing.T) {
+	t.Parallel()
 	env, _ := startKeepingApp(t)
 	key := env.NewKey("acme")
 	active := env.ActiveSandboxChannel(key, "Sandbox", nil)

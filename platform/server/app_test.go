@@ -34,6 +34,7 @@ func shipment(channelID string) map[string]any {
 // Two instances on one database count one account's requests together, and
 // each answer carries the decided headers.
 func TestRateLimitSharedByTwoInstances(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	second := env.StartInstance()
 	const limit = 30
@@ -92,6 +93,7 @@ func TestRateLimitSharedByTwoInstances(t *testing.T) {
 // The same Idempotency-Key and body give the first answer again; another
 // body is refused; the write happened once.
 func TestIdempotentCreate(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	req := apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key, Body: channel("Once"),
@@ -133,6 +135,7 @@ func TestIdempotentCreate(t *testing.T) {
 
 // Every request gets an X-Request-Id, and a sane incoming one is kept.
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipping-channels", Headers: map[string]string{"X-Request-Id": "abc-123"}})
 	if res.Header.Get("X-Request-Id") != "abc-123" {

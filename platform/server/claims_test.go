@@ -15,7 +15,7 @@ import (
 // within Drain (their context still alive), and releases every item it
 // claimed but never started; no item is both done and released.
 func TestClaimLoopShutdownFinishesInFlightAndReleasesQueued(t *testing.T) {
-	t.Parallel() // no database: beside the one parallel test that has one
+	t.Parallel() // no database
 	const concurrency = 2
 	var (
 		mu       sync.Mutex
@@ -103,7 +103,7 @@ func TestClaimLoopShutdownFinishesInFlightAndReleasesQueued(t *testing.T) {
 
 // Without Drain, items in flight see their context end at shutdown.
 func TestClaimLoopWithoutDrainCancelsInFlight(t *testing.T) {
-	t.Parallel() // no database: beside the one parallel test that has one
+	t.Parallel() // no database
 	cancelled := make(chan struct{})
 	started := make(chan struct{})
 	var once sync.Once
@@ -134,7 +134,7 @@ func TestClaimLoopWithoutDrainCancelsInFlight(t *testing.T) {
 // Work that becomes due when other work ends is claimed when Wake says so,
 // long before the next tick.
 func TestClaimLoopClaimsAtOnceWhenWoken(t *testing.T) {
-	t.Parallel() // no database: beside the one parallel test that has one
+	t.Parallel() // no database
 	var (
 		mu  sync.Mutex
 		due []int

@@ -28,6 +28,7 @@ func sameOrigin(ref string) bool {
 // GET /docs is the API reference page: no key, and everything it loads comes
 // from the service itself.
 func TestDocsPageLoadsOnlyFromTheService(t *testing.T) {
+	t.Parallel()
 	env, _ := startKeepingApp(t)
 	res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/docs"})
 	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
@@ -139,6 +140,7 @@ func checkCSPAllowsOnlySelf(t *testing.T, csp string) {
 // The reference page is served outside /v1, like /healthz and /dashboard, so
 // the route-drift test (TestOpenAPIDocumentHasEveryRoute) leaves it out.
 func TestDocsRoutesAreOutsideTheDocumentedAPI(t *testing.T) {
+	t.Parallel()
 	_, app := startKeepingApp(t)
 	prefix := loadDocument(t).Servers[0].URL
 	routes := app.Routes()

@@ -62,6 +62,7 @@ func listedChannels(t *testing.T, env *apptest.Env, key string) int {
 // down the API still writes, /readyz says why, the list waits, and the
 // events written meanwhile arrive, and reach the list, once it is back.
 func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
+	t.Parallel()
 	ns := natstest.Start(t)
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.EventBrokerURL = ns.URL }))
 	key := env.NewKey("acme")

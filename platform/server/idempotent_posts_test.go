@@ -14,6 +14,7 @@ import (
 // replays its first answer and changes nothing: no second resource, no new
 // version, no second carrier call's outcome.
 func TestEveryPostReplaysWithItsKey(t *testing.T) {
+	t.Parallel()
 	env, app := startKeepingApp(t)
 	key := env.NewKey("replays")
 	channel := env.SandboxChannel(key, "Replays", nil)

@@ -18,8 +18,8 @@ func TestIdleInstanceIsIdle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures 11 s of idleness")
 	}
-	// Beside the tests that need no database: only this one's instance
-	// works on its database meanwhile, and mostly it waits.
+	// Beside the package's other tests: it counts only its own database's
+	// transactions, and mostly it waits.
 	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) {
 		c.MessagePollInterval, c.WorkerPollInterval = time.Second, time.Second

@@ -20,6 +20,7 @@ import (
 // /readyz says 503 with the reason while the database lacks a migration or
 // does not answer; /healthz stays 200 (the process is fine).
 func TestNotReadyWithoutMigrationsOrDatabase(t *testing.T) {
+	t.Parallel()
 	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +53,7 @@ func TestNotReadyWithoutMigrationsOrDatabase(t *testing.T) {
 // With a module database apart from the platform's (ADR 0034), /readyz asks
 // both and names the one at fault.
 func TestReadinessAsksBothDatabases(t *testing.T) {
+	t.Parallel()
 	open := func() *sqlx.DB {
 		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), postgres.Pool{})
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestReadyWhenTheDatabaseAnswersAndIsMigrated(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		res := env.Do(apptest.Request{Method: http.MethodGet, Path: path})
@@ -27,6 +28,7 @@ func TestReadyWhenTheDatabaseAnswersAndIsMigrated(t *testing.T) {
 // /metrics tells what the instance did: requests by route template, carrier
 // calls, webhook attempts, event handler runs and lag, worker queues.
 func TestMetricsTellWhatTheInstanceDid(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	receiver, hooks := webhookReceiver(t)

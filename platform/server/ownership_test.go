@@ -16,6 +16,7 @@ import (
 // answers 404. A route added later is covered without touching this test,
 // and fails it when its collection has no resource here.
 func TestAnotherAccountsIDsAre403AndUnknownIDs404(t *testing.T) {
+	t.Parallel()
 	env, app := startKeepingApp(t)
 	key, other := env.NewKey("acme"), env.NewKey("globex")
 	receiver, _ := webhookReceiver(t)

@@ -20,6 +20,7 @@ var rateLimitField = regexp.MustCompile(`^"default";r=(\d+);t=(\d+)$`)
 // seconds to X-RateLimit-Reset (Retry-After on a 429). An answer without a
 // key carries none.
 func TestRateLimitHeadersOfTheIETFDraft(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2030, 1, 2, 12, 0, 35, 0, time.UTC) // 25 s before the window ends
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clock.NewManual(at)))
 	key := env.NewKeyWithLimit("limited", 4)

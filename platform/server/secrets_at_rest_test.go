@@ -21,6 +21,7 @@ import (
 // causes, every text, JSON and byte column of every table is searched for
 // every secret used.
 func TestNoSecretAtRestInClear(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("secrets")
 	receiver, delivered := webhookReceiver(t)

@@ -17,6 +17,7 @@ import (
 // A request still arriving when shutdown begins is served in full: the
 // server stops taking new connections but finishes the ones in flight.
 func TestShutdownFinishesRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	body := `{"name":"Main","provider":"sandbox","settings":{"clientId":"c","clientSecret":"s"}}`
@@ -85,6 +86,7 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 // through every handler and a webhook delivery happen first, so the
 // shutdown finds handlers and subscribers busy or polling.
 func TestCleanRunAndShutdownLogNoError(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	receiver, _ := webhookReceiver(t)

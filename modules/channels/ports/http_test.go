@@ -62,6 +62,7 @@ func hasField(errs map[string]any, field string) bool {
 }
 
 func TestCreateChannel(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 
@@ -116,6 +117,7 @@ func TestCreateChannel(t *testing.T) {
 }
 
 func TestCreateChannelRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	createChannel(t, env, key, "Taken")
@@ -177,6 +179,7 @@ func TestCreateChannelRejectsBadInput(t *testing.T) {
 }
 
 func TestListChannels(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewManual(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk))
 	key := env.NewKey("acme")
@@ -247,6 +250,7 @@ func TestListChannels(t *testing.T) {
 }
 
 func TestGetUpdateDeleteChannel(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	other := env.NewKey("globex")
@@ -360,6 +364,7 @@ func TestGetUpdateDeleteChannel(t *testing.T) {
 }
 
 func TestValidateChannel(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 
@@ -436,6 +441,7 @@ func sorted(s []string) []string {
 }
 
 func TestAuthAndPermissions(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	readOnly := env.NewKey("acme", auth.ChannelsRead)
 	writer := env.NewKey("acme")
@@ -457,6 +463,7 @@ func TestAuthAndPermissions(t *testing.T) {
 }
 
 func TestProviders(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/providers", Key: key})
@@ -523,6 +530,7 @@ func TestProviders(t *testing.T) {
 }
 
 func TestNotFoundAndMethodNotAllowed(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	fieldErrors(t, env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/nothing-here", Key: key}), 404)

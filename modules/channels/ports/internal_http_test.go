@@ -22,6 +22,7 @@ const internalToken = "channels-test-internal-token-0123456789"
 // channel's settings come sealed with the shared key and open to what the
 // channels process stored; the faults are the local facade's.
 func TestAnotherProcessAsksForAChannelWithItsSettingsSealed(t *testing.T) {
+	t.Parallel()
 	apptest.SkipInSplit(t, "it asks the channels process directly, which the proxy hides (a test below checks that)")
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.InternalToken = internalToken }))
 	key := env.NewKey("acme")
@@ -82,6 +83,7 @@ func TestAnotherProcessAsksForAChannelWithItsSettingsSealed(t *testing.T) {
 // Without INTERNAL_TOKEN no process serves /internal; in the split topology
 // the proxy does not route it either.
 func TestInternalRoutesAreNotServedToClients(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	id := createChannel(t, env, key, "Main")["id"].(string)

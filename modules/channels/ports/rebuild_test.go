@@ -17,6 +17,7 @@ var channelListPaths = []string{
 }
 
 func TestRebuiltChannelListAnswersAsBeforeCorruption(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	do := func(method, path string, body any, want int) {

@@ -135,6 +135,7 @@ func barcodes(t *testing.T, pdf []byte) [][]string {
 }
 
 func TestShipmentIsBookedWithMergedPDFLabel(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)
@@ -223,6 +224,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestZPLAndEPLLabelsHoldOneBlockPerParcelInOrder(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	zplChannel := activeChannel(t, env, key, "Thermal", map[string]any{"defaultLabelFormat": "zpl"})
@@ -277,6 +279,7 @@ func fieldErrors(t *testing.T, res *apptest.Response, status int) map[string]any
 // (a parcel of the wrong type, parcels not an array, metadata not an
 // object) are the port's own.
 func TestCreateShipmentRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)
@@ -344,6 +347,7 @@ func TestCreateShipmentRejectsBadInput(t *testing.T) {
 }
 
 func TestShipmentsNeedAnActiveChannelOfTheAccount(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	other := env.NewKey("globex")
@@ -360,6 +364,7 @@ func TestShipmentsNeedAnActiveChannelOfTheAccount(t *testing.T) {
 }
 
 func TestCarrierRejectionAndDelete(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)
@@ -397,6 +402,7 @@ func TestCarrierRejectionAndDelete(t *testing.T) {
 }
 
 func TestTransientCarrierFailuresAreRetried(t *testing.T) {
+	t.Parallel()
 	// On a clock the test moves past each retry's backoff (seconds) once
 	// the failed attempt has scheduled it, rather than wait it out.
 	clk := clock.NewManual(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC))
@@ -428,6 +434,7 @@ func TestTransientCarrierFailuresAreRetried(t *testing.T) {
 // A carrier call that hangs delays neither other shipments nor other
 // modules' events: it holds no transaction.
 func TestHangingCarrierDelaysNothingElse(t *testing.T) {
+	t.Parallel()
 	// The hanging call holds its slot until shutdown ends it, after the
 	// drain (the shutdown timeout): a short one, so the test does not wait.
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.ShutdownTimeout = 200 * time.Millisecond }))
@@ -464,6 +471,7 @@ func TestHangingCarrierDelaysNothingElse(t *testing.T) {
 }
 
 func TestListShipments(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	a := activeChannel(t, env, key, "A", nil)
@@ -508,6 +516,7 @@ func TestListShipments(t *testing.T) {
 }
 
 func TestEditAndCancelShipment(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	other := env.NewKey("globex")

@@ -76,6 +76,7 @@ func parcels(n int) []map[string]any {
 // more refused on parcels with that number in the reason. The booking worker
 // polls once an hour here, so no accepted shipment is sent to a vendor.
 func TestParcelLimitPerProvider(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.WorkerPollInterval = time.Hour }))
 	key := env.NewKey("acme")
 	// The numbers themselves are the channels module's test of the endpoint.
@@ -122,6 +123,7 @@ func TestParcelLimitPerProvider(t *testing.T) {
 // More parcels than any provider takes are refused before the channel is
 // looked at, on parcels, naming the bound the OpenAPI document states.
 func TestParcelsBeyondEveryProvider(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	res := env.Do(apptest.Request{Method: http.MethodPost, Path: shipmentsPath, Key: key,

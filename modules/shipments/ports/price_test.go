@@ -75,6 +75,7 @@ func listed(t *testing.T, env *apptest.Env, key, id string) map[string]any {
 // the record, the list and the webhook payload; the sandbox, which prices,
 // still shows its price everywhere.
 func TestMissingPriceIsNullEverywhere(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)
@@ -115,6 +116,7 @@ func TestMissingPriceIsNullEverywhere(t *testing.T) {
 // migration 00009 rewrites the stored state and the list row, keeping the
 // list's key order; a real price, even 0 with a currency, stays.
 func TestStoredZeroWithoutCurrencyReadsAsNull(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)

@@ -34,6 +34,7 @@ func awaitListed(t *testing.T, env *apptest.Env, key, id string) {
 }
 
 func TestRebuiltShipmentListAnswersAsBeforeCorruption(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	a := activeChannel(t, env, key, "A", nil)

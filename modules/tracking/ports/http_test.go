@@ -92,6 +92,7 @@ func ids(body map[string]any) []string {
 }
 
 func TestCreateTrackingParcel(t *testing.T) {
+	t.Parallel()
 	env, _ := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -143,6 +144,7 @@ func TestCreateTrackingParcel(t *testing.T) {
 // a number of the wrong JSON type and external data that is no object are
 // the port's own.
 func TestCreateTrackingParcelRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	env, _ := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -210,6 +212,7 @@ func TestCreateTrackingParcelRejectsBadInput(t *testing.T) {
 }
 
 func TestListTrackingParcels(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	chA := env.ActiveSandboxChannel(key, "A", nil)
@@ -268,6 +271,7 @@ func TestListTrackingParcels(t *testing.T) {
 }
 
 func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
+	t.Parallel()
 	env, _ := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -324,6 +328,7 @@ func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
 }
 
 func TestPermissionsAndUnknownParcels(t *testing.T) {
+	t.Parallel()
 	env, _ := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -363,6 +368,7 @@ func TestPermissionsAndUnknownParcels(t *testing.T) {
 // journey: checks every check_delay_hours, statuses in order, events for
 // each change, and no more checks once delivered.
 func TestScheduledChecksFollowTheJourney(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -423,6 +429,7 @@ func TestScheduledChecksFollowTheJourney(t *testing.T) {
 }
 
 func TestChecksStopAtMaxChecks(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -442,6 +449,7 @@ func TestChecksStopAtMaxChecks(t *testing.T) {
 }
 
 func TestRefreshAndFailedChecks(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -478,6 +486,7 @@ func TestRefreshAndFailedChecks(t *testing.T) {
 // timeout holds one worker slot; other parcels are checked meanwhile, and
 // the timeout is recorded as a failed check.
 func TestHangingCarrierDelaysNothingElse(t *testing.T) {
+	t.Parallel()
 	clk := clock.NewManual(start)
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk), apptest.WithConfig(func(c *config.Config) {
 		c.CarrierTimeout = 2 * time.Second
@@ -506,6 +515,7 @@ func TestHangingCarrierDelaysNothingElse(t *testing.T) {
 }
 
 func TestDeletedChannelStopsTracking(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
@@ -529,6 +539,7 @@ func TestDeletedChannelStopsTracking(t *testing.T) {
 // on one database; every due parcel is checked exactly once and its carrier
 // events are recorded once.
 func TestSeveralInstancesCheckEachParcelOnce(t *testing.T) {
+	t.Parallel()
 	env, _ := manualEnv(t)
 	env.StartInstance()
 	key := env.NewKey("acme")

@@ -33,6 +33,7 @@ func shipmentBody(channel, reference string, parcels int) map[string]any {
 // tracking parcels are made from shipment.created, checked on schedule, and
 // their statuses move the shipment to shipped, then delivered or returned.
 func TestSandboxJourneysMoveShipments(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.SandboxTimeScale = 72000 }))
 	key := env.NewKey("acme")
 	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)

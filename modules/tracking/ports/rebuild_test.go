@@ -10,6 +10,7 @@ import (
 )
 
 func TestRebuiltParcelListAnswersAsBeforeCorruption(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	chA := env.ActiveSandboxChannel(key, "A", nil)

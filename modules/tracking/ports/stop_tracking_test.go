@@ -15,6 +15,7 @@ import (
 // another channel's parcel goes on. No check runs in this test (the checker
 // is off), so nothing but the command can have stopped them.
 func TestDeletingAChannelStopsItsParcels(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.TrackingConcurrency = 0 }))
 	key := env.NewKey("acme")
 	gone, kept := env.ActiveSandboxChannel(key, "Gone", nil), env.ActiveSandboxChannel(key, "Kept", nil)

@@ -40,6 +40,7 @@ func standardSignature(secret, id, ts string, body []byte) string {
 }
 
 func TestDeliverySignedAndLogged(t *testing.T) {
+	t.Parallel()
 	env, _ := manualEnv(t)
 	key := env.NewKey("acme")
 	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
@@ -110,6 +111,7 @@ func TestDeliverySignedAndLogged(t *testing.T) {
 }
 
 func TestEveryPublicEventIsDelivered(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.SandboxTimeScale = 72000 }))
 	key := env.NewKey("acme")
 	rc := newReceiver(t, answering(200))

@@ -17,6 +17,7 @@ import (
 // Every way a receiver can fail is a logged failure with a reason; nothing
 // crashes and the next delivery still goes out.
 func TestReceiverFailuresAreLogged(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.WebhookTimeout = 2 * time.Second }))
 	key := env.NewKey("acme")
 	release := make(chan struct{})
@@ -86,6 +87,7 @@ func TestReceiverFailuresAreLogged(t *testing.T) {
 
 // Two instances on one database deliver every event exactly once.
 func TestTwoInstancesDeliverEachAttemptOnce(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	env.StartInstance()
 	key := env.NewKey("acme")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestCreateSubscriptionGeneratesSecretShownOnce(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	res := env.Do(apptest.Request{Method: http.MethodPost, Path: subsPath, Key: key, Body: map[string]any{
@@ -86,6 +87,7 @@ func goodBody(change map[string]any) map[string]any {
 // event proves which event types the app offers, and events that are no
 // array, status and active are the port's own.
 func TestSubscriptionBadInput(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	cases := []struct {
@@ -140,6 +142,7 @@ func TestSubscriptionBadInput(t *testing.T) {
 }
 
 func TestUpdateSubscription(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	sub := subscribe(t, env, key, map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created"}, "secret": "first-secret"})
@@ -198,6 +201,7 @@ func TestUpdateSubscription(t *testing.T) {
 }
 
 func TestSubscriptionAccess(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key, other := env.NewKey("acme"), env.NewKey("globex")
 	readOnly := env.NewKey("acme", auth.WebhooksRead)

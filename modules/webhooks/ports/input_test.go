@@ -15,6 +15,7 @@ import (
 // PATCH, and the refusal names the character; percent-encoded, the same
 // characters are the URL's own and are kept.
 func TestSubscriptionURLWithSpacesOrControls(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	sub := subscribe(t, env, key, map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created"}})
@@ -78,6 +79,7 @@ func TestSubscriptionURLWithSpacesOrControls(t *testing.T) {
 // on create (leave it out to have one generated) and, as the API
 // specification says, keeps the current secret on update.
 func TestSubscriptionSecretOfWhiteSpace(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	sub := subscribe(t, env, key, map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created"}, "secret": "first-secret"})
@@ -144,6 +146,7 @@ func TestSubscriptionSecretOfWhiteSpace(t *testing.T) {
 // Text that is not UTF-8, in any string of the body, is a 400: encoding/json
 // would store it as U+FFFD. Nothing is created or changed.
 func TestSubscriptionBodyNotUTF8(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	sub := subscribe(t, env, key, map[string]any{"name": "Objednávky", "url": "https://example.com/h", "events": []string{"shipment.created"}})

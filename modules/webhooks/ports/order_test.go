@@ -17,6 +17,7 @@ import (
 // happened (created, then each rename in turn), whatever the interleaving
 // across channels and however many delivery slots send at once.
 func TestEachResourcesEventsReachTheReceiverInOrder(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	rc := newReceiver(t, answering(http.StatusNoContent))

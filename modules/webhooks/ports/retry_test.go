@@ -15,6 +15,7 @@ import (
 // The whole schedule on the injected clock: attempts at exactly +5 min,
 // +1 h, +6 h and +24 h from the first failure, none in between, then final.
 func TestRetryScheduleFromFirstFailure(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	rc := newReceiver(t, answering(http.StatusServiceUnavailable))
@@ -56,6 +57,7 @@ func TestRetryScheduleFromFirstFailure(t *testing.T) {
 }
 
 func TestSuccessfulRetryLogsSuccess(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	rc := newReceiver(t, func(n int, w http.ResponseWriter, _ *http.Request) {
@@ -79,6 +81,7 @@ func TestSuccessfulRetryLogsSuccess(t *testing.T) {
 }
 
 func TestPauseAndDeleteCancelRetries(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	rc := newReceiver(t, answering(http.StatusBadGateway))
@@ -137,6 +140,7 @@ func TestPauseAndDeleteCancelRetries(t *testing.T) {
 // A pause while an attempt is in flight: the attempt is logged as it went,
 // and the retry its failure would have scheduled is not.
 func TestPauseDuringAttemptCancelsItsRetry(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t)
 	key := env.NewKey("acme")
 	arrived, release := make(chan struct{}), make(chan struct{})
@@ -164,6 +168,7 @@ func TestPauseDuringAttemptCancelsItsRetry(t *testing.T) {
 }
 
 func TestRetentionPurgesOldLogs(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t, apptest.WithConfig(func(c *config.Config) { c.WebhookPurgeInterval = 50 * time.Millisecond }))
 	key := env.NewKey("acme")
 	rc := newReceiver(t, answering(200))
@@ -200,6 +205,7 @@ func TestRetentionPurgesOldLogs(t *testing.T) {
 // A log shows its delivery's body, which it does not copy: the delivery is
 // kept while any of its logs is, past 30 days from its creation.
 func TestRetentionKeepsTheBodyWhileItsLogsStay(t *testing.T) {
+	t.Parallel()
 	env, clk := manualEnv(t, apptest.WithConfig(func(c *config.Config) { c.WebhookPurgeInterval = 50 * time.Millisecond }))
 	key := env.NewKey("acme")
 	rc := newReceiver(t, answering(http.StatusServiceUnavailable))
@@ -229,6 +235,7 @@ func TestRetentionKeepsTheBodyWhileItsLogsStay(t *testing.T) {
 }
 
 func TestSSRFGuardRefusesNonPublicAddresses(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.WebhookAllowPrivateNetworks = false }))
 	key := env.NewKey("acme")
 	rc := newReceiver(t, answering(200))

@@ -15,6 +15,7 @@ import (
 // gives back the leases of deliveries claimed but not attempted, so another
 // instance sends them at once instead of when the leases run out.
 func TestShutdownFinishesAttemptInFlightAndReleasesTheRest(t *testing.T) {
+	t.Parallel()
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.WebhookConcurrency = 1 }))
 	key := env.NewKey("acme")
 	release := make(chan struct{})
