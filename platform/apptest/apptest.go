@@ -79,14 +79,20 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	}
 	logs := &SyncBuffer{}
 	e := &Env{t: t, init: init, Clock: clock.Real{}, Logs: logs, Config: config.Config{
-		DatabaseURL:          dsn,
-		HTTPAddr:             "127.0.0.1:0",
-		SecretKey:            "test-secret-key-that-is-long-enough-0123456789",
-		LogLevel:             "info",
-		DataDir:              t.TempDir(),
-		SandboxTimeScale:     1,
-		MessagePollInterval:  10 * time.Millisecond,
-		WorkerPollInterval:   20 * time.Millisecond,
+		DatabaseURL:      dsn,
+		HTTPAddr:         "127.0.0.1:0",
+		SecretKey:        "test-secret-key-that-is-long-enough-0123456789",
+		LogLevel:         "info",
+		DataDir:          t.TempDir(),
+		SandboxTimeScale: 1,
+		// A commit wakes the subscribers (LISTEN/NOTIFY) and new work the
+		// workers; these are the safety polls behind the signals, and what
+		// is due at a time (a lease run out, a retry on a moved clock).
+		// Polling every 10 ms instead was most of what a test run asked of
+		// PostgreSQL (140,000 polls of the subscribers in one make test)
+		// and most of its CPU.
+		MessagePollInterval:  250 * time.Millisecond,
+		WorkerPollInterval:   100 * time.Millisecond,
 		ShutdownTimeout:      5 * time.Second,
 		BookingConcurrency:   8,
 		TrackingConcurrency:  8,

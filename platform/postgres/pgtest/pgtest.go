@@ -4,7 +4,6 @@ package pgtest
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -30,12 +29,15 @@ func NewDatabase(t testing.TB) string {
 	return NewDatabases(t, 1)[0]
 }
 
-// NewDatabases is n databases of NewDatabase, made at once and dropped at
-// once. Each copy or drop takes most of a second on a server that syncs
-// to disk, and holds a transaction id meanwhile: every event subscriber of
+// NewDatabases is n databases of NewDatabase, taken at once and given back
+// at once. A database is copied from the template only the first time;
+// afterwards it is one of the template's pool, emptied for its next test
+// (pool.go): a copy costs the server a few tenths of a second of CPU, which
+// the suite paid several hundred times, emptying much less. Each copy or
+// emptying holds a transaction id meanwhile, and every event subscriber of
 // the cluster waits for it (they read only below the oldest id still
-// running, ADR 0030). So they happen between a test's work, not beside it,
-// and together rather than one after the other.
+// running, ADR 0030), so they happen between a test's work, not beside
+// it, and together rather than one after the other.
 func NewDatabases(t testing.TB, n int) []string {
 	t.Helper()
 	base := os.Getenv("DATABASE_URL")
@@ -43,67 +45,38 @@ func NewDatabases(t testing.TB, n int) []string {
 		t.Fatal("DATABASE_URL is not set: run the tests with `make test`, which starts a throwaway PostgreSQL")
 	}
 	ctx := context.Background()
-	admin, err := sql.Open("postgres", base)
+	admin, err := adminDB(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
 	tmpl, err := template(ctx, admin, base)
 	if err != nil {
 		t.Fatalf("preparing template database: %v", err)
 	}
-	names := make([]string, n)
+	taken := make([]*pooled, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i := range names {
-		wg.Go(func() { names[i], errs[i] = create(ctx, admin, tmpl) })
+	for i := range taken {
+		wg.Go(func() { taken[i], errs[i] = take(ctx, admin, base, tmpl) })
 	}
 	wg.Wait()
 	t.Cleanup(func() {
-		admin, err := sql.Open("postgres", base)
-		if err != nil {
-			return
-		}
-		defer admin.Close()
 		var wg sync.WaitGroup
-		for _, name := range names {
-			if name != "" {
-				wg.Go(func() { dropDatabase(admin, name) })
+		for _, p := range taken {
+			if p != nil {
+				wg.Go(p.giveBack)
 			}
 		}
 		wg.Wait()
 	})
 	dsns := make([]string, n)
-	for i, name := range names {
+	for i, p := range taken {
 		if errs[i] != nil {
 			t.Fatalf("creating test database: %v", errs[i])
 		}
-		dsns[i] = WithDatabase(base, name)
+		dsns[i] = WithDatabase(base, p.name)
 	}
 	return dsns
-}
-
-// create makes a database from tmpl and returns its name.
-func create(ctx context.Context, admin *sql.DB, tmpl string) (string, error) {
-	name := "shipd_test_" + strings.ToLower(rand.Text()[:16])
-	// Tests may copy the template at the same time: CREATE DATABASE only
-	// refuses a template that sessions are connected to.
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(name)+` TEMPLATE `+pq.QuoteIdentifier(tmpl)); err != nil {
-		return "", err
-	}
-	// No test waits for its commits to reach the disk, as on the throwaway
-	// cluster of `make test` (fsync and synchronous_commit off): on a
-	// server that syncs, each commit's flush would cost time and prove
-	// nothing a test checks.
-	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(name)+` SET synchronous_commit = off`); err != nil {
-		return name, err
-	}
-	return name, nil
-}
-
-// dropDatabase drops name.
-func dropDatabase(admin *sql.DB, name string) {
-	_, _ = admin.Exec(`DROP DATABASE IF EXISTS ` + pq.QuoteIdentifier(name) + ` WITH (FORCE)`)
 }
 
 // template returns the name of a migrated template database, made once per
@@ -129,20 +102,26 @@ var (
 
 func makeTemplate(ctx context.Context, admin *sql.DB, base string) (string, error) {
 	name := "shipd_tmpl_" + migrationsHash()
-	if _, err := admin.ExecContext(ctx, `SELECT pg_advisory_lock(727273)`); err != nil {
+	// The lock is a session's: taken and given back on one connection.
+	conn, err := admin.Conn(ctx)
+	if err != nil {
 		return "", err
 	}
-	defer admin.ExecContext(ctx, `SELECT pg_advisory_unlock(727273)`)
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(727273)`); err != nil {
+		return "", err
+	}
+	defer conn.ExecContext(ctx, `SELECT pg_advisory_unlock(727273)`)
 	var exists bool
-	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
 		return "", err
 	}
 	if exists {
 		return name, nil
 	}
 	building := name + "_build"
-	_, _ = admin.ExecContext(ctx, `DROP DATABASE IF EXISTS `+pq.QuoteIdentifier(building)+` WITH (FORCE)`)
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(building)); err != nil {
+	_, _ = conn.ExecContext(ctx, `DROP DATABASE IF EXISTS `+pq.QuoteIdentifier(building)+` WITH (FORCE)`)
+	if _, err := conn.ExecContext(ctx, `CREATE DATABASE `+pq.QuoteIdentifier(building)); err != nil {
 		return "", err
 	}
 	db, err := sql.Open("postgres", WithDatabase(base, building))
@@ -150,11 +129,22 @@ func makeTemplate(ctx context.Context, admin *sql.DB, base string) (string, erro
 		return "", err
 	}
 	_, err = migrations.Up(ctx, db)
+	var fingerprint string
+	if err == nil {
+		err = db.QueryRowContext(ctx, fingerprintQuery).Scan(&fingerprint)
+	}
 	db.Close()
 	if err != nil {
 		return "", err
 	}
-	if _, err := admin.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(building)+` RENAME TO `+pq.QuoteIdentifier(name)); err != nil {
+	// The pool's databases are emptied for reuse only while their schema
+	// is still this one (pool.go); shared catalogs keep the comment where
+	// every session reads it without connecting to the template, which
+	// would stop CREATE DATABASE from copying it.
+	if _, err := conn.ExecContext(ctx, `COMMENT ON DATABASE `+pq.QuoteIdentifier(building)+` IS `+pq.QuoteLiteral(fingerprintComment+fingerprint)); err != nil {
+		return "", err
+	}
+	if _, err := conn.ExecContext(ctx, `ALTER DATABASE `+pq.QuoteIdentifier(building)+` RENAME TO `+pq.QuoteIdentifier(name)); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -162,6 +152,9 @@ func makeTemplate(ctx context.Context, admin *sql.DB, base string) (string, erro
 
 func migrationsHash() string {
 	h := sha256.New()
+	// The template keeps the fingerprint of its schema (pool.go): another
+	// way of taking it is another template.
+	h.Write([]byte(fingerprintQuery))
 	_ = fs.WalkDir(migrations.Files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
