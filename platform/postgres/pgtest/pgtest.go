@@ -40,19 +40,8 @@ func NewDatabase(t testing.TB) string {
 // it, and together rather than one after the other.
 func NewDatabases(t testing.TB, n int) []string {
 	t.Helper()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		t.Fatal("DATABASE_URL is not set: run the tests with `make test`, which starts a throwaway PostgreSQL")
-	}
 	ctx := context.Background()
-	admin, err := adminDB(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := template(ctx, admin, base)
-	if err != nil {
-		t.Fatalf("preparing template database: %v", err)
-	}
+	admin, base, tmpl := server(t)
 	taken := make([]*pooled, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -77,6 +66,25 @@ func NewDatabases(t testing.TB, n int) []string {
 		dsns[i] = WithDatabase(base, p.name)
 	}
 	return dsns
+}
+
+// server is the connection to the server DATABASE_URL names, that URL and
+// the name of its migrated template, made when it is missing.
+func server(t testing.TB) (admin *sql.DB, base, tmpl string) {
+	t.Helper()
+	base = os.Getenv("DATABASE_URL")
+	if base == "" {
+		t.Fatal("DATABASE_URL is not set: run the tests with `make test`, which starts a throwaway PostgreSQL")
+	}
+	admin, err := adminDB(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err = template(context.Background(), admin, base)
+	if err != nil {
+		t.Fatalf("preparing template database: %v", err)
+	}
+	return admin, base, tmpl
 }
 
 // template returns the name of a migrated template database, made once per

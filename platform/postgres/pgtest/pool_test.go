@@ -3,7 +3,6 @@ package pgtest
 import (
 	"context"
 	"database/sql"
-	"os"
 	"testing"
 )
 
@@ -12,19 +11,8 @@ import (
 // database whose schema a test changed is copied afresh; a session a test
 // left on it is ended.
 func TestPoolGivesEachTestADatabaseAsTheTemplateMadeIt(t *testing.T) {
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		t.Fatal("DATABASE_URL is not set: run the tests with `make test`, which starts a throwaway PostgreSQL")
-	}
 	ctx := context.Background()
-	admin, err := adminDB(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := template(ctx, admin, base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin, base, tmpl := server(t)
 	migrations := func(db *sql.DB) int {
 		t.Helper()
 		var n int
