@@ -26,6 +26,15 @@ func manualEnv(t *testing.T) (*apptest.Env, *clock.Manual) {
 	return apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk)), clk
 }
 
+// sandboxAccount is manualEnv with an account's key and an active sandbox
+// channel of it, where most tests start.
+func sandboxAccount(t *testing.T) (env *apptest.Env, clk *clock.Manual, key, ch string) {
+	t.Helper()
+	env, clk = manualEnv(t)
+	key = env.NewKey("acme")
+	return env, clk, key, env.ActiveSandboxChannel(key, "Sandbox", nil)
+}
+
 func createParcel(t *testing.T, env *apptest.Env, key string, body map[string]any) map[string]any {
 	t.Helper()
 	res := env.Do(apptest.Request{Method: http.MethodPost, Path: parcelsPath, Key: key, Body: body})
@@ -93,9 +102,7 @@ func ids(body map[string]any) []string {
 
 func TestCreateTrackingParcel(t *testing.T) {
 	t.Parallel()
-	env, _ := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, _, key, ch := sandboxAccount(t)
 	res := env.Do(apptest.Request{Method: http.MethodPost, Path: parcelsPath, Key: key, Body: map[string]any{
 		"tracking_number": " sb 0000 0001 4cz ", "shipping_channel_id": ch, "recipient_name": "Jana Nováková",
 		"recipient_email": "jana@example.test", "recipient_phone": "+420777888999", "check_delay_hours": 12, "max_checks": 5,
@@ -145,9 +152,7 @@ func TestCreateTrackingParcel(t *testing.T) {
 // the port's own.
 func TestCreateTrackingParcelRejectsBadInput(t *testing.T) {
 	t.Parallel()
-	env, _ := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, _, key, ch := sandboxAccount(t)
 	draft := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key,
 		Body: map[string]any{"name": "Draft", "provider": "sandbox", "settings": map[string]any{"clientId": "c", "clientSecret": "s"}}}).Data(t)["id"].(string)
 	other := env.ActiveSandboxChannel(env.NewKey("other"), "Theirs", nil)
@@ -272,9 +277,7 @@ func TestListTrackingParcels(t *testing.T) {
 
 func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
 	t.Parallel()
-	env, _ := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, _, key, ch := sandboxAccount(t)
 	tp := createParcel(t, env, key, map[string]any{"tracking_number": "SB000000014CZ", "shipping_channel_id": ch,
 		"recipient_name": "Jana", "recipient_email": "jana@example.test", "external_data": map[string]any{"a": 1}})
 	id := tp["id"].(string)
@@ -329,9 +332,7 @@ func TestUpdateAndDeleteTrackingParcel(t *testing.T) {
 
 func TestPermissionsAndUnknownParcels(t *testing.T) {
 	t.Parallel()
-	env, _ := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, _, key, ch := sandboxAccount(t)
 	id := createParcel(t, env, key, map[string]any{"tracking_number": "SB000000014CZ", "shipping_channel_id": ch})["id"].(string)
 	readOnly := env.NewKey("acme", auth.TrackingRead)
 	shipmentsOnly := env.NewKey("acme", auth.ShipmentsRead, auth.ShipmentsWrite)
@@ -369,9 +370,7 @@ func TestPermissionsAndUnknownParcels(t *testing.T) {
 // each change, and no more checks once delivered.
 func TestScheduledChecksFollowTheJourney(t *testing.T) {
 	t.Parallel()
-	env, clk := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, clk, key, ch := sandboxAccount(t)
 	id := createParcel(t, env, key, map[string]any{"tracking_number": "SB000000014CZ", "shipping_channel_id": ch})["id"].(string)
 	steps := []string{"waiting_for_shipment", "in_transit", "in_transit", "in_transit", "out_for_delivery", "delivered"}
 	var tp map[string]any
@@ -430,9 +429,7 @@ func TestScheduledChecksFollowTheJourney(t *testing.T) {
 
 func TestChecksStopAtMaxChecks(t *testing.T) {
 	t.Parallel()
-	env, clk := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, clk, key, ch := sandboxAccount(t)
 	id := createParcel(t, env, key, map[string]any{"tracking_number": "SB400000015CZ", "shipping_channel_id": ch,
 		"max_checks": 2, "check_delay_hours": 1})["id"].(string)
 	awaitChecks(t, env, key, id, 1)
@@ -450,9 +447,7 @@ func TestChecksStopAtMaxChecks(t *testing.T) {
 
 func TestRefreshAndFailedChecks(t *testing.T) {
 	t.Parallel()
-	env, clk := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, clk, key, ch := sandboxAccount(t)
 	id := createParcel(t, env, key, map[string]any{"tracking_number": "SB000000014CZ", "shipping_channel_id": ch})["id"].(string)
 	awaitChecks(t, env, key, id, 1)
 	clk.Advance(3 * time.Hour) // not due yet; refresh checks now
@@ -520,9 +515,7 @@ func TestHangingCarrierDelaysNothingElse(t *testing.T) {
 
 func TestDeletedChannelStopsTracking(t *testing.T) {
 	t.Parallel()
-	env, clk := manualEnv(t)
-	key := env.NewKey("acme")
-	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	env, clk, key, ch := sandboxAccount(t)
 	id := createParcel(t, env, key, map[string]any{"tracking_number": "SB000000014CZ", "shipping_channel_id": ch})["id"].(string)
 	awaitChecks(t, env, key, id, 1)
 	if res := env.Do(apptest.Request{Method: http.MethodDelete, Path: "/v1/shipping-channels/" + ch, Key: key}); res.Status != http.StatusOK {
