@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,16 +89,23 @@ func StartProcess(t testing.TB, name string, cmd *exec.Cmd) *Process {
 	return p
 }
 
-// AwaitHealthy polls url's /healthz until it answers; the test fails when
-// the process exits first or 30 s pass.
+// AwaitHealthy polls url's /healthz, once the process has said it serves
+// on url, until it answers; the test fails when the process exits first or
+// 30 s pass.
 func (p *Process) AwaitHealthy(t testing.TB, url string) {
 	t.Helper()
+	// FreeAddr's port may be taken by a test beside this one before shipd
+	// binds it: /healthz then answers for another server. shipd says where
+	// it serves once it listens, and only then is the answer its own.
+	serving := "serving on " + url
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		res, err := http.Get(url + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			return
+		if p.logged(serving) {
+			res, err := http.Get(url + "/healthz")
+			if err == nil {
+				res.Body.Close()
+				return
+			}
 		}
 		select {
 		case <-p.exited:
@@ -105,10 +113,17 @@ func (p *Process) AwaitHealthy(t testing.TB, url string) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer /healthz within 30 s:\n%s", p.name, p.Tail(30))
+			t.Fatalf("%s did not serve /healthz on %s within 30 s:\n%s", p.name, url, p.Tail(30))
 		}
 		time.Sleep(20 * time.Millisecond) // between polls of /healthz
 	}
+}
+
+// logged reports whether a line the process wrote so far contains s.
+func (p *Process) logged(s string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.ContainsFunc(p.lines, func(l string) bool { return strings.Contains(l, s) })
 }
 
 // Exited is closed once the process is gone.

@@ -1,6 +1,7 @@
 package apptest
 
 import (
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"os"
@@ -30,8 +31,27 @@ func StartProxy(t testing.TB, upstreams map[string][]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := FreeAddr(t)
-	conf = strings.Replace(conf, "listen 127.0.0.1:8080;", "listen "+addr+";", 1)
+	// FreeAddr's port is free when it answers, not when nginx binds it: a
+	// test beside this one may take it meanwhile, nginx then exits, and
+	// the port answers for another server. So the proxy is known by a
+	// header of its own, and started again on another port if need be.
+	for attempt := 1; ; attempt++ {
+		url, exited := startProxyOn(t, bin, conf, FreeAddr(t))
+		if !exited {
+			return url
+		}
+		if attempt == 5 {
+			t.Fatalf("nginx could not listen on a free port in %d tries", attempt)
+		}
+	}
+}
+
+// startProxyOn runs nginx with conf on addr until the test ends; exited
+// reports that it stopped before serving (its port was taken).
+func startProxyOn(t testing.TB, bin, conf, addr string) (url string, exited bool) {
+	t.Helper()
+	token := rand.Text()
+	conf = strings.Replace(conf, "listen 127.0.0.1:8080;", "listen "+addr+";\n    add_header X-Apptest-Proxy "+token+" always;", 1)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "shipd.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -63,19 +83,26 @@ http {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
+		<-done
 	})
-	url := "http://" + addr
+	url = "http://" + addr
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		res, err := http.Get(url + "/v1/openapi.json")
 		if err == nil {
 			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return url
+			if res.StatusCode == http.StatusOK && res.Header.Get("X-Apptest-Proxy") == token {
+				return url, false
 			}
+		}
+		select {
+		case <-done:
+			return "", true
+		default:
 		}
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))

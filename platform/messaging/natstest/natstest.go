@@ -4,7 +4,10 @@
 package natstest
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -60,19 +63,26 @@ func Launch(dir string) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	p := &Process{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: bin, port: port, store: filepath.Join(dir, "jetstream")}
-	if p.log, err = os.Create(filepath.Join(dir, "nats-server.log")); err != nil {
-		return nil, err
-	}
-	if err := p.Restart(); err != nil {
+	// The free port may be taken by a test beside this one before the
+	// server binds it; then it is tried again on another.
+	for attempt := 1; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		p := &Process{URL: fmt.Sprintf("nats://127.0.0.1:%d", port), bin: bin, port: port, store: filepath.Join(dir, "jetstream")}
+		if p.log, err = os.Create(filepath.Join(dir, "nats-server.log")); err != nil {
+			return nil, err
+		}
+		err = p.Restart()
+		if err == nil {
+			return p, nil
+		}
 		p.log.Close()
-		return nil, err
+		if !errors.Is(err, errPortTaken) || attempt == 5 {
+			return nil, err
+		}
 	}
-	return p, nil
 }
 
 // Stop shuts the server down as an operator does (SIGINT: it flushes its
@@ -103,24 +113,37 @@ func (p *Process) end(sig os.Signal) {
 // stopped, and returns when it listens.
 func (p *Process) Restart() error {
 	p.Stop()
+	from, err := p.log.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
 	p.cmd = exec.Command(p.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(p.port), "-js", "-sd", p.store)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		return fmt.Errorf("starting nats-server: %w", err)
 	}
+	// Something answering on the port may be another test's server: this
+	// one is listening once its log says so.
+	listening := fmt.Sprintf("Listening for client connections on 127.0.0.1:%d", p.port)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p.port), time.Second)
-		if err == nil {
-			c.Close()
+		log, _ := os.ReadFile(p.log.Name())
+		log = log[min(int(from), len(log)):]
+		switch {
+		case bytes.Contains(log, []byte(listening)):
 			return nil
-		}
-		if time.Now().After(deadline) {
+		case bytes.Contains(log, []byte("address already in use")):
+			p.Kill()
+			return fmt.Errorf("nats-server on %d: %w", p.port, errPortTaken)
+		case time.Now().After(deadline):
 			return fmt.Errorf("nats-server did not listen on %d within 10 s (log: %s)", p.port, p.log.Name())
 		}
-		time.Sleep(20 * time.Millisecond) // between tries to connect
+		time.Sleep(20 * time.Millisecond) // between reads of its log
 	}
 }
+
+// errPortTaken is a server that could not listen on its port.
+var errPortTaken = errors.New("its port is taken")
 
 // ServerBinary finds nats-server: on the PATH, or where Debian's package
 // puts it (/usr/sbin, which a user's PATH may lack).
