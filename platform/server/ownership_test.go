@@ -63,7 +63,17 @@ func TestAnotherAccountsIDsAre403AndUnknownIDs404(t *testing.T) {
 			return false
 		}
 		tp := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/tracking-parcels/" + ids[0].(string), Key: key}).Data(t)
-		return tp["checks_done"] == float64(1)
+		if tp["checks_done"] != float64(1) {
+			return false
+		}
+		// The shipment has taken in the parcel's latest version (its
+		// follow-up of tracking changes nothing the API shows but its
+		// updated_at).
+		var parcel, followed int
+		_ = env.ModuleDB("tracking").Get(&parcel, `SELECT version FROM tracking.parcels WHERE id = $1`, ids[0])
+		_ = env.ModuleDB("shipments").Get(&followed, `SELECT coalesce((state->'tracked'->$2->>'version')::int, 0) FROM shipments.shipments WHERE id = $1`,
+			mine["shipments"], ids[0])
+		return parcel > 0 && followed == parcel
 	})
 	// Booked, tracked and checked once: nothing moves by itself for hours.
 	before := env.Settled(key, func(answers string) bool {
