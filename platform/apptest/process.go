@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -100,7 +99,7 @@ func (p *Process) AwaitHealthy(t testing.TB, url string) {
 	serving := "serving on " + url
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if p.logged(serving) {
+		if len(p.LogLines(serving)) > 0 {
 			res, err := http.Get(url + "/healthz")
 			if err == nil {
 				res.Body.Close()
@@ -117,13 +116,6 @@ func (p *Process) AwaitHealthy(t testing.TB, url string) {
 		}
 		time.Sleep(20 * time.Millisecond) // between polls of /healthz
 	}
-}
-
-// logged reports whether a line the process wrote so far contains s.
-func (p *Process) logged(s string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.ContainsFunc(p.lines, func(l string) bool { return strings.Contains(l, s) })
 }
 
 // Exited is closed once the process is gone.
