@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 
@@ -42,8 +40,12 @@ var statusOf = map[fault.Kind]int{
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	fe, ok := fault.As(err)
 	if !ok {
-		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-			return // the client went away; nobody reads the answer
+		if r.Context().Err() != nil {
+			// The client went away, and the failure is most likely its
+			// cancellation in whatever words reached us (context.Canceled,
+			// or PostgreSQL's 57014 on a statement or the COMMIT after
+			// it); nobody reads the answer.
+			return
 		}
 		if postgres.IsUnavailable(err) {
 			// Not a bug: PostgreSQL is down, restarting or out of

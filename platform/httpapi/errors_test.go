@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,5 +197,20 @@ func TestWriteErrorNoConnectionSlotLogsOnce(t *testing.T) {
 	lines := strings.Count(strings.TrimSpace(logs.String()), "\n") + 1
 	if lines != 1 || !strings.Contains(logs.String(), "no connection slot left") || !strings.Contains(logs.String(), "DATABASE_MAX_CONNS") {
 		t.Errorf("%d log lines for 100 answers, want 1 naming the cause:\n%s", lines, logs)
+	}
+}
+
+// A client that hung up gets no answer and makes no error line, whatever
+// words its cancellation reached the handler in (PostgreSQL's 57014 on the
+// COMMIT after a cancelled statement).
+func TestWriteErrorForAClientThatWentAwayIsSilent(t *testing.T) {
+	logs := captureLog(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPatch, "/v1/things/1", nil).WithContext(ctx)
+	httpapi.WriteError(rec, req, fmt.Errorf("commit: %w", &pq.Error{Code: "57014", Message: "canceling statement due to user request"}))
+	if rec.Body.Len() != 0 || logs.Len() != 0 {
+		t.Errorf("answered %q and logged %q for a client that went away", rec.Body, logs)
 	}
 }

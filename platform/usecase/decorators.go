@@ -37,7 +37,7 @@ type commandMetrics[C any] struct {
 }
 
 func (d commandMetrics[C]) Handle(ctx context.Context, cmd C) error {
-	return measured(d.metrics, d.name, "command", func() error { return d.next.Handle(ctx, cmd) })
+	return measured(ctx, d.metrics, d.name, "command", func() error { return d.next.Handle(ctx, cmd) })
 }
 
 type queryMetrics[Q any, R any] struct {
@@ -47,7 +47,7 @@ type queryMetrics[Q any, R any] struct {
 }
 
 func (d queryMetrics[Q, R]) Handle(ctx context.Context, q Q) (r R, err error) {
-	err = measured(d.metrics, d.name, "query", func() error { r, err = d.next.Handle(ctx, q); return err })
+	err = measured(ctx, d.metrics, d.name, "query", func() error { r, err = d.next.Handle(ctx, q); return err })
 	return r, err
 }
 
@@ -79,14 +79,14 @@ func traced(ctx context.Context, name string, run func(context.Context) error) e
 	ctx, task := trace.NewTask(ctx, name)
 	defer task.End()
 	err := run(ctx)
-	trace.Log(ctx, "outcome", Outcome(err))
+	trace.Log(ctx, "outcome", outcomeIn(ctx, err))
 	return err
 }
 
-func measured(m Metrics, name, kind string, run func() error) error {
+func measured(ctx context.Context, m Metrics, name, kind string, run func() error) error {
 	start := time.Now()
 	err := run()
-	m.ObserveUseCase(name, kind, Outcome(err), time.Since(start))
+	m.ObserveUseCase(name, kind, outcomeIn(ctx, err), time.Since(start))
 	return err
 }
 
@@ -99,7 +99,7 @@ func measured(m Metrics, name, kind string, run func() error) error {
 func logged(ctx context.Context, logger *slog.Logger, name, kind string, run func() error) error {
 	start := time.Now()
 	err := run()
-	outcome := Outcome(err)
+	outcome := outcomeIn(ctx, err)
 	level := slog.LevelDebug
 	if outcome == "error" {
 		level = slog.LevelError

@@ -59,3 +59,15 @@ func Outcome(err error) string {
 	}
 	return "error"
 }
+
+// outcomeIn is Outcome of a run under ctx: a failed run whose caller had
+// gone by the time it ended is "canceled" whatever the error says, because
+// a cancellation reaches it in other words too (PostgreSQL's "canceling
+// statement due to user request", which lib/pq's cancel of a query can
+// also deliver to the COMMIT after it).
+func outcomeIn(ctx context.Context, err error) string {
+	if err != nil && ctx.Err() != nil {
+		return "canceled"
+	}
+	return Outcome(err)
+}

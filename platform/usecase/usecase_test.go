@@ -103,6 +103,28 @@ func TestOutcomesAndLogLevels(t *testing.T) {
 	}
 }
 
+// A run whose caller went away is canceled whatever words its error has:
+// PostgreSQL's 57014 reaches a COMMIT after lib/pq cancelled the statement
+// before it, and a client that hung up is nothing to look into.
+func TestARunWhoseCallerWentAwayIsCanceled(t *testing.T) {
+	var logs bytes.Buffer
+	runs := &recordedRuns{}
+	var store []string
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cause := errors.New("commit: pq: canceling statement due to user request (57014)")
+	err := usecase.Command[BookParcel](bookParcel{store: &store, fail: []error{cause}}, observer(&logs, runs)).Handle(ctx, BookParcel{})
+	if !errors.Is(err, cause) {
+		t.Fatalf("the decorators returned %v, not the handler's error", err)
+	}
+	if got := runs.runs[0].outcome; got != "canceled" {
+		t.Errorf("outcome %q, want canceled", got)
+	}
+	if !strings.Contains(logs.String(), "level=DEBUG") || !strings.Contains(logs.String(), "outcome=canceled") {
+		t.Errorf("logged %q, want a canceled run at debug", logs.String())
+	}
+}
+
 func TestQueryAnswersThroughTheDecorators(t *testing.T) {
 	var logs bytes.Buffer
 	runs := &recordedRuns{}
