@@ -52,3 +52,18 @@ func TestEveryProviderDefaultsToTheLabelFormatTheRuleFallsBackTo(t *testing.T) {
 		}
 	}
 }
+
+// Every product says how it uses a pickup point, which the shipments module
+// checks a shipment's pickup_point_id against before any booking.
+func TestEveryProductSaysHowItUsesAPickupPoint(t *testing.T) {
+	reg := carriers(config.Config{SandboxTimeScale: 1}, clock.Real{}, metrics.NewCarrierCalls(metrics.NewRegistry()))
+	for _, info := range reg.Infos() {
+		for _, p := range info.ProductTypes {
+			switch p.PickupPoint {
+			case carrier.PickupPointNone, carrier.PickupPointOptional, carrier.PickupPointRequired:
+			default:
+				t.Errorf("%s product %s: pickup_point %q, want none, optional or required", info.Code, p.Code, p.PickupPoint)
+			}
+		}
+	}
+}

@@ -30,12 +30,16 @@ const MaxParcelsPerShipment = 1000
 // ProductType is a carrier product; COD names the product that carries cash
 // on delivery when the carrier needs a separate one. MaxParcels, when not 0,
 // is the product's own parcel limit, tighter than its provider's.
+// PickupPoint is how the product uses a pickup point named per shipment
+// (every adapter publishes one for every product; a test of the
+// composition root holds them to it).
 type ProductType struct {
-	Code        string `json:"code"`
-	Name        string `json:"name"`
-	CODProduct  string `json:"cod_product,omitempty"`
-	SupportsCOD bool   `json:"supports_cod"`
-	MaxParcels  int    `json:"max_parcels_per_shipment,omitempty"`
+	Code        string         `json:"code"`
+	Name        string         `json:"name"`
+	CODProduct  string         `json:"cod_product,omitempty"`
+	SupportsCOD bool           `json:"supports_cod"`
+	MaxParcels  int            `json:"max_parcels_per_shipment,omitempty"`
+	PickupPoint PickupPointUse `json:"pickup_point"`
 }
 
 // ProviderInfo is what GET /v1/providers publishes about a provider.

@@ -91,6 +91,14 @@ type ShipmentRequest struct {
 	Destination  Address
 	Parcels      []Parcel
 	COD          *Money
+	// PickupPoint is the carrier's id of the point the recipient collects
+	// from (a parcel locker, a parcel shop), as the shipment named it;
+	// empty for delivery to the address. The shipments module has checked
+	// it against the product's PickupPointUse; adapters apply
+	// Settings.PickupPoint, which falls back to the channel's default.
+	PickupPoint string
+	// Booking lets a retried booking resume the carrier's (ADR 0038).
+	Booking Booking
 }
 
 // CreatedShipment is the carrier's answer to a booking.

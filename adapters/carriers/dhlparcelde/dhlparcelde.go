@@ -159,11 +159,11 @@ var (
 
 // products DHL Parcel DE books through this adapter, in Info order.
 var products = []carrier.ProductType{
-	{Code: "V01PAK", Name: "DHL Paket", SupportsCOD: true},
-	{Code: "V53WPAK", Name: "DHL Paket International"},
-	{Code: "V54EPAK", Name: "DHL Europaket"},
-	{Code: "V62KP", Name: "DHL Kleinpaket"},
-	{Code: "V66WPI", Name: "Warenpost International"},
+	{Code: "V01PAK", Name: "DHL Paket", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "V53WPAK", Name: "DHL Paket International", PickupPoint: carrier.PickupPointNone},
+	{Code: "V54EPAK", Name: "DHL Europaket", PickupPoint: carrier.PickupPointNone},
+	{Code: "V62KP", Name: "DHL Kleinpaket", PickupPoint: carrier.PickupPointNone},
+	{Code: "V66WPI", Name: "Warenpost International", PickupPoint: carrier.PickupPointNone},
 }
 
 func productCodes() []string {

@@ -168,8 +168,8 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 				Description: "Label format when a shipment names none (zpl is GLS's ZEBRA)."},
 		},
 		ProductTypes: []carrier.ProductType{
-			{Code: ProductParcel, Name: "GLS Parcel", SupportsCOD: true},
-			{Code: ProductExpress, Name: "GLS Express", SupportsCOD: true},
+			{Code: ProductParcel, Name: "GLS Parcel", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+			{Code: ProductExpress, Name: "GLS Express", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
 		},
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,

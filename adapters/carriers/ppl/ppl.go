@@ -166,12 +166,12 @@ var (
 
 // products are the base products and their COD variants.
 var products = []carrier.ProductType{
-	{Code: "BUSS", Name: "PPL Parcel CZ Business (B2B)", CODProduct: "BUSD", SupportsCOD: true},
-	{Code: "PRIV", Name: "PPL Parcel CZ Private (B2C home delivery)", CODProduct: "PRID", SupportsCOD: true},
-	{Code: "SMAR", Name: "PPL Parcel CZ Smart (to ParcelShop/ParcelBox)", CODProduct: "SMAD", SupportsCOD: true},
-	{Code: "SMEU", Name: "PPL Parcel Smart Europe", CODProduct: "SMED", SupportsCOD: true},
-	{Code: "CONN", Name: "PPL Parcel Connect (international)", CODProduct: "COND", SupportsCOD: true},
-	{Code: "DOPO", Name: "PPL Parcel CZ Morning", CODProduct: "DOPD", SupportsCOD: true},
+	{Code: "BUSS", Name: "PPL Parcel CZ Business (B2B)", CODProduct: "BUSD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "PRIV", Name: "PPL Parcel CZ Private (B2C home delivery)", CODProduct: "PRID", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "SMAR", Name: "PPL Parcel CZ Smart (to ParcelShop/ParcelBox)", CODProduct: "SMAD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
+	{Code: "SMEU", Name: "PPL Parcel Smart Europe", CODProduct: "SMED", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "CONN", Name: "PPL Parcel Connect (international)", CODProduct: "COND", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "DOPO", Name: "PPL Parcel CZ Morning", CODProduct: "DOPD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
 }
 
 // labelFormats maps shipd's formats to PPL's labelSettings.format.

@@ -147,8 +147,8 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 				Description: "Label format when a shipment names none."},
 		},
 		ProductTypes: []carrier.ProductType{
-			{Code: "STANDARD", Name: "Standard parcel", CODProduct: "STANDARD_COD", SupportsCOD: true},
-			{Code: "EXPRESS", Name: "Express parcel", CODProduct: "EXPRESS_COD", SupportsCOD: true},
+			{Code: "STANDARD", Name: "Standard parcel", CODProduct: "STANDARD_COD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+			{Code: "EXPRESS", Name: "Express parcel", CODProduct: "EXPRESS_COD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
 		},
 		LabelFormats: []string{"pdf", "zpl", "epl"},
 		SupportsCOD:  true,
