@@ -213,7 +213,7 @@ func TestChannelFormRefusesWhatTheAPIRefuses(t *testing.T) {
 	}{
 		{"secret missing", with("settings.clientSecret", ""), "settings.clientSecret: is required"},
 		{"client id blank", with("settings.clientId", "  "), "settings.clientId: must not be empty"},
-		{"product not offered", with("settings.productType", "FLIGHT"), "settings.productType: must be one of: STANDARD, EXPRESS"},
+		{"product not offered", with("settings.productType", "FLIGHT"), "settings.productType: must be one of: STANDARD, EXPRESS, POINT"},
 		{"not a boolean", with("settings.sandboxMode", "maybe"), "settings.sandboxMode: must be a boolean"},
 		{"label format unknown", with("settings.defaultLabelFormat", "png"), "settings.defaultLabelFormat: must be one of: pdf, zpl, epl"},
 		{"no name", with("name", "   "), "name: is required"},
@@ -246,7 +246,7 @@ func TestChannelFormRefusesWhatTheAPIRefuses(t *testing.T) {
 	for _, want := range []string{`name="name" maxlength="255" required value="Shop"`, `name="settings.clientId" aria-describedby="about-clientId" required value="client-77"`,
 		`<option value="false" selected>`, `>kept text</textarea>`,
 		`Product used for shipments; switched to its COD variant when cash on delivery is asked for. Default: STANDARD.</small>
-<ul class="reasons"><li>must be one of: STANDARD, EXPRESS</li></ul>`} {
+<ul class="reasons"><li>must be one of: STANDARD, EXPRESS, POINT</li></ul>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the refused form lacks %s:\n%s", want, page)
 		}

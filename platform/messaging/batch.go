@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -63,7 +64,13 @@ func (k EventKind) Decode(m StoredMessage) (Event, error) {
 		return nil, fmt.Errorf("messaging: a %s message decoded as %s", m.Name, k.name)
 	}
 	msg := message.NewMessage(m.UUID, m.Payload)
-	msg.Metadata = m.Metadata
+	msg.Metadata = maps.Clone(m.Metadata)
+	if msg.Metadata == nil {
+		msg.Metadata = message.Metadata{}
+	}
+	// The upcasters are found by the name; what was read back names it
+	// beside the metadata, which a message built by hand may lack.
+	msg.Metadata.Set(MetadataName, m.Name)
 	return k.decode(msg)
 }
 

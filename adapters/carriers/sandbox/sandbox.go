@@ -5,13 +5,17 @@
 // digit, origin country, e.g. SB473124829CZ), prices them and prints real
 // labels (pdf, zpl, epl).
 //
-// Products: STANDARD and EXPRESS, and their cash-on-delivery variants
-// STANDARD_COD and EXPRESS_COD; an empty product is STANDARD. Cash on
-// delivery needs a _COD product and a _COD product needs cash on delivery.
+// Products: STANDARD and EXPRESS to the address, POINT to a pickup point,
+// and their cash-on-delivery variants STANDARD_COD, EXPRESS_COD and
+// POINT_COD; an empty product is STANDARD. Cash on delivery needs a _COD
+// product and a _COD product needs cash on delivery. A POINT shipment names
+// its pickup point (pickup_point_id, else the channel's defaultPickupPoint):
+// the sandbox's points are SBP and 1 to 6 digits (SBP1001); any other is
+// refused on pickup_point_id, as is a point on STANDARD or EXPRESS.
 // Labels can be fetched again in any format; cancelling twice is fine, and a
 // cancelled shipment's labels are void (refused).
 //
-// Price, in EUR, per parcel 4.90 (STANDARD) or 9.90 (EXPRESS) plus 0.80 per
+// Price, in EUR, per parcel 4.90 (STANDARD), 9.90 (EXPRESS) or 3.90 (POINT) plus 0.80 per
 // started kilogram of the billable weight, the greater of the actual weight
 // and the volumetric weight (length × width × height in cm / 5000); plus 1.50
 // per shipment with cash on delivery.
@@ -140,15 +144,18 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "clientId", Type: carrier.TypeString, Required: true, Description: "Client id of the carrier account."},
 			{Key: "clientSecret", Type: carrier.TypeString, Required: true, Secret: true,
 				Description: `Client secret. "invalid" makes validation fail; "unavailable" makes the carrier unreachable.`},
-			{Key: "productType", Type: carrier.TypeString, Enum: []string{"STANDARD", "EXPRESS"}, Default: "STANDARD",
+			{Key: "productType", Type: carrier.TypeString, Enum: []string{"STANDARD", "EXPRESS", "POINT"}, Default: "STANDARD",
 				Description: "Product used for shipments; switched to its COD variant when cash on delivery is asked for."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use the carrier's test environment."},
 			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl", "epl"}, Default: "pdf",
 				Description: "Label format when a shipment names none."},
+			{Key: carrier.DefaultPickupPointSetting, Type: carrier.TypeString,
+				Description: "Pickup point of POINT shipments that name none (pickup_point_id), e.g. SBP1001."},
 		},
 		ProductTypes: []carrier.ProductType{
 			{Code: "STANDARD", Name: "Standard parcel", CODProduct: "STANDARD_COD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
 			{Code: "EXPRESS", Name: "Express parcel", CODProduct: "EXPRESS_COD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+			{Code: "POINT", Name: "Parcel to a pickup point", CODProduct: "POINT_COD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
 		},
 		LabelFormats: []string{"pdf", "zpl", "epl"},
 		SupportsCOD:  true,

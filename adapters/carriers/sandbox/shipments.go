@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ const (
 
 // Products the sandbox carrier books, and what each costs per parcel in
 // euro cents before weight.
-var products = map[string]int64{"STANDARD": 490, "EXPRESS": 990, "STANDARD_COD": 490, "EXPRESS_COD": 990}
+var products = map[string]int64{"STANDARD": 490, "EXPRESS": 990, "POINT": 390, "STANDARD_COD": 490, "EXPRESS_COD": 990, "POINT_COD": 390}
 
 // shipment is what the carrier keeps of a booking: enough to print its
 // labels again and to refuse cancelling what it must not.
@@ -48,7 +49,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		product = "STANDARD"
 	}
 	format := s.LabelFormat(req.LabelFormat)
-	if err := carrier.RejectionOf(check(req, product, format)); err != nil {
+	if err := carrier.RejectionOf(check(s, req, product, format)); err != nil {
 		return carrier.CreatedShipment{}, err
 	}
 
@@ -137,14 +138,17 @@ func transientFailures(ref string) int {
 }
 
 // check lists everything the carrier refuses in req.
-func check(req carrier.ShipmentRequest, product, format string) []*carrier.Rejection {
+func check(s carrier.Settings, req carrier.ShipmentRequest, product, format string) []*carrier.Rejection {
 	var problems []*carrier.Rejection
 	if _, ok := products[product]; !ok {
-		problems = append(problems, carrier.Reject("product_type", "the sandbox carrier has no product %s (it has STANDARD, EXPRESS, STANDARD_COD, EXPRESS_COD)", product))
+		problems = append(problems, carrier.Reject("product_type", "the sandbox carrier has no product %s (it has STANDARD, EXPRESS, POINT and their _COD variants)", product))
 	} else if cod := strings.HasSuffix(product, "_COD"); req.COD != nil && !cod {
 		problems = append(problems, carrier.Reject("product_type", "product %s does not carry cash on delivery; use %s_COD", product, product))
 	} else if req.COD == nil && cod {
 		problems = append(problems, carrier.Reject("product_type", "product %s carries cash on delivery but the shipment has none; use %s", product, strings.TrimSuffix(product, "_COD")))
+	}
+	if problem := pickupPoint(product, s.PickupPoint(req.PickupPoint)); problem != nil {
+		problems = append(problems, problem)
 	}
 	if !slices.Contains(labels.Formats, format) {
 		problems = append(problems, carrier.Reject("label_format", "the sandbox carrier prints labels as %s, not %q", strings.Join(labels.Formats, ", "), format))
@@ -168,6 +172,26 @@ func check(req carrier.ShipmentRequest, product, format string) []*carrier.Rejec
 		}
 	}
 	return problems
+}
+
+// sandboxPoint is the form of the sandbox's pickup points: SBP and one to
+// six digits (SBP1001).
+var sandboxPoint = regexp.MustCompile(`^SBP[0-9]{1,6}$`)
+
+// pickupPoint refuses a point POINT does not know, a POINT shipment without
+// one and a point on a product that delivers to the address, as a carrier
+// with pickup points does.
+func pickupPoint(product, point string) *carrier.Rejection {
+	toPoint := strings.TrimSuffix(product, "_COD") == "POINT"
+	switch {
+	case toPoint && point == "":
+		return carrier.Reject(carrier.PickupPointField, "product %s delivers only to a pickup point; name one (e.g. SBP1001)", product)
+	case !toPoint && point != "":
+		return carrier.Reject(carrier.PickupPointField, "product %s delivers to the address and takes no pickup point", product)
+	case toPoint && !sandboxPoint.MatchString(point):
+		return carrier.Reject(carrier.PickupPointField, "the sandbox carrier has no pickup point %q (its points are SBP and 1 to 6 digits)", point)
+	}
+	return nil
 }
 
 // price is the sandbox tariff in euro cents.

@@ -466,8 +466,10 @@ func TestValidTrackingNumber(t *testing.T) {
 
 func TestInfoStillDescribesTheProducts(t *testing.T) {
 	info := sandbox.New().Info()
-	if info.Code != "sandbox" || !info.SupportsCOD || len(info.ProductTypes) != 2 ||
-		info.ProductTypes[0].CODProduct != "STANDARD_COD" || info.ProductTypes[1].CODProduct != "EXPRESS_COD" {
+	if info.Code != "sandbox" || !info.SupportsCOD || len(info.ProductTypes) != 3 ||
+		info.ProductTypes[0].CODProduct != "STANDARD_COD" || info.ProductTypes[1].CODProduct != "EXPRESS_COD" ||
+		info.ProductTypes[2].CODProduct != "POINT_COD" || info.PickupPointUse("POINT") != carrier.PickupPointRequired ||
+		info.PickupPointUse("STANDARD") != carrier.PickupPointNone {
 		t.Errorf("info = %+v", info)
 	}
 	var p carrier.Provider = sandbox.New()
@@ -493,5 +495,36 @@ func TestPublishedParcelLimitIsTheCarriers(t *testing.T) {
 	_, err := c.CreateShipment(context.Background(), settings, request("OVER-LIMIT", parcels...))
 	if r := rejected(t, err); len(r) != 1 || r[0].Field != "parcels" || !strings.Contains(r[0].Message, "limit of 20 parcels") {
 		t.Errorf("%d parcels: %v", limit+1, err)
+	}
+}
+
+// POINT books to one of the sandbox's pickup points, named by the shipment
+// or by the channel; the sandbox refuses a point it does not have, a POINT
+// shipment without one and a point on a product to the address, each on
+// pickup_point_id.
+func TestPickupPoints(t *testing.T) {
+	c := sandbox.New()
+	toPoint := func(ref, product, point string) carrier.ShipmentRequest {
+		req := request(ref)
+		req.ProductType, req.PickupPoint = product, point
+		return req
+	}
+	if out := book(t, c, toPoint("POINT-1", "POINT", " SBP1001 ")); len(out.TrackingNumbers) != len(request("x").Parcels) || out.Price == nil {
+		t.Errorf("a POINT shipment booked as %+v", out)
+	}
+	withDefault := carrier.Settings{"clientId": "id", "clientSecret": "secret", carrier.DefaultPickupPointSetting: "SBP42"}
+	if _, err := c.CreateShipment(context.Background(), withDefault, toPoint("POINT-2", "POINT", "")); err != nil {
+		t.Errorf("a POINT shipment on a channel with a default point: %v", err)
+	}
+	for _, tc := range []struct{ product, point, reason string }{
+		{"POINT", "KRA010", `has no pickup point "KRA010"`},
+		{"POINT", "", "delivers only to a pickup point"},
+		{"STANDARD", "SBP1001", "takes no pickup point"},
+	} {
+		_, err := c.CreateShipment(context.Background(), settings, toPoint("POINT-3", tc.product, tc.point))
+		var r *carrier.Rejection
+		if !errors.As(err, &r) || r.Field != carrier.PickupPointField || !strings.Contains(r.Message, tc.reason) {
+			t.Errorf("%s to %q: %v, want a rejection on %s saying %q", tc.product, tc.point, err, carrier.PickupPointField, tc.reason)
+		}
 	}
 }

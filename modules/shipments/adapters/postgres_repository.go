@@ -3,6 +3,7 @@
 package adapters
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -84,8 +85,9 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 	return domain.Restore(st), rw, nil
 }
 
-// Update changes one shipment under a row lock. A booking lease held by a
-// worker is kept while the booking is still due.
+// Update changes one shipment under a row lock and saves it when fn named
+// events or changed what is stored without one (a booking's handle). A
+// booking lease held by a worker is kept while the booking is still due.
 func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) (*domain.Shipment, error) {
 	var out *domain.Shipment
 	err := postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
@@ -96,18 +98,22 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 		if err != nil {
 			return err
 		}
+		before, err := json.Marshal(sh.Stored())
+		if err != nil {
+			return err
+		}
 		events, err := fn(sh)
 		if err != nil {
 			return err
 		}
 		out = sh
-		if len(events) == 0 {
-			return nil
-		}
 		st := sh.Stored()
 		state, err := json.Marshal(st)
 		if err != nil {
 			return err
+		}
+		if len(events) == 0 && bytes.Equal(state, before) {
+			return nil // nothing changed
 		}
 		due := sh.AwaitsCarrier()
 		_, err = tx.ExecContext(ctx, `UPDATE shipments.shipments SET status = $2, state = $3, version = $4, updated_at = $5,

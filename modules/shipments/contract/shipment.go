@@ -12,7 +12,7 @@ import (
 )
 
 // ShipmentSnapshot is a shipment as its events carry it (every shipment
-// event, version 1): stored for good and read back by every later build, so
+// event, version 2: pickup_point_id added, null in version 1): stored for good and read back by every later build, so
 // its shape is kept in testdata/events and changes only with a new event
 // version and an upcaster. TotalPrice and Currency are null until the
 // carrier created the shipment, and stay null when its answer named no price
@@ -40,6 +40,7 @@ type ShipmentSnapshot struct {
 	Metadata           map[string]any  `json:"metadata"`
 	EnableTracking     bool            `json:"enable_tracking"`
 	AdditionalServices []string        `json:"additional_services"`
+	PickupPointID      *string         `json:"pickup_point_id"` // since version 2
 	Errors             []Problem       `json:"errors"`
 	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
 	CreatedAt          time.Time       `json:"created_at"`

@@ -34,6 +34,10 @@ type Request struct {
 	Metadata           map[string]any
 	EnableTracking     *bool // nil is true
 	AdditionalServices []string
+	// PickupPoint is the carrier's id of the point the recipient collects
+	// from; "" for delivery to the address. New checks it against the
+	// channel's product (carrier.ProviderInfo.CheckPickupPoint).
+	PickupPoint string
 }
 
 // The bounds of a request's fields, in characters (items for
@@ -45,6 +49,7 @@ const (
 	maxPostalCode         = 20
 	maxAdditionalServices = 20
 	maxServiceLength      = 100
+	maxPickupPoint        = 64 // the longest point id of a carrier we know (Allegro's) is 36
 	maxDimension          = 10000
 	maxWeight             = 100000
 )
@@ -96,6 +101,8 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 	if c.LabelFormat != "" && !slices.Contains(labelFormats, c.LabelFormat) {
 		errs.Add("label_format", "must be one of: "+strings.Join(labelFormats, ", "))
 	}
+	c.PickupPoint = strings.TrimSpace(r.PickupPoint)
+	maxLength(errs, carrier.PickupPointField, c.PickupPoint, maxPickupPoint)
 	c.Parcels = checkParcels(errs, r.Parcels)
 	c.cod = checkCOD(errs, r.CODAmount, r.CODCurrency)
 	c.ShippingDate = today.Format(time.DateOnly)

@@ -72,6 +72,8 @@ func TestRequestRules(t *testing.T) {
 		{"channel required", func(r *domain.Request) { r.ChannelID = "" }, one("shipping_channel_id", "is required")},
 		{"reference of 255", func(r *domain.Request) { r.ReferenceNumber = long(255) }, nil},
 		{"reference of 256", func(r *domain.Request) { r.ReferenceNumber = long(256) }, one("reference_number", "must be at most 255 characters")},
+		{"pickup point of 64", func(r *domain.Request) { r.PickupPoint = long(64) }, nil},
+		{"pickup point of 65", func(r *domain.Request) { r.PickupPoint = long(65) }, one("pickup_point_id", "must be at most 64 characters")},
 
 		{"sender required", func(r *domain.Request) { r.Sender = nil }, one("sender_contact", "is required")},
 		{"recipient required", func(r *domain.Request) { r.Recipient = nil }, one("recipient_contact", "is required")},
@@ -245,7 +247,8 @@ func TestNewKeepsTheRequestExact(t *testing.T) {
 func TestNewChecksWhatTheProviderTakes(t *testing.T) {
 	ppl := carrier.ProviderInfo{Code: "ppl", LabelFormats: []string{"pdf", "zpl"}, SupportsCOD: true, MaxParcels: 2,
 		Settings:     []carrier.Setting{{Key: "productType", Default: "BUSS"}},
-		ProductTypes: []carrier.ProductType{{Code: "PRIV", SupportsCOD: true}, {Code: "BUSS", CODProduct: "BUSD", SupportsCOD: true}, {Code: "ONE", MaxParcels: 1}}}
+		ProductTypes: []carrier.ProductType{{Code: "PRIV", SupportsCOD: true}, {Code: "BUSS", CODProduct: "BUSD", SupportsCOD: true}, {Code: "ONE", MaxParcels: 1},
+			{Code: "SMAR", CODProduct: "SMAD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired}, {Code: "MAYBE", PickupPoint: carrier.PickupPointOptional}}}
 	noCOD := carrier.ProviderInfo{Code: "gls", LabelFormats: []string{"pdf"}, MaxParcels: 5}
 	tests := []struct {
 		name     string
@@ -276,6 +279,16 @@ func TestNewChecksWhatTheProviderTakes(t *testing.T) {
 			one("cash_on_delivery_amount", "product ONE of provider ppl does not support cash on delivery"), "", ""},
 		{"cash on delivery the provider does not carry", noCOD, nil, func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(10.0), ptr("EUR") },
 			one("cash_on_delivery_amount", "provider gls does not support cash on delivery"), "", ""},
+		{"a pickup point where the product needs one", ppl, carrier.Settings{"productType": "SMAR"}, func(r *domain.Request) { r.PickupPoint = " KM12345 " }, nil, "pdf", "SMAR"},
+		{"the channel's pickup point", ppl, carrier.Settings{"productType": "SMAR", "defaultPickupPoint": "KM1"}, func(*domain.Request) {}, nil, "pdf", "SMAR"},
+		{"a pickup point where the product may take one", ppl, carrier.Settings{"productType": "MAYBE"}, func(r *domain.Request) { r.PickupPoint = "P1" }, nil, "pdf", "MAYBE"},
+		{"no pickup point where the product may take one", ppl, carrier.Settings{"productType": "MAYBE"}, func(*domain.Request) {}, nil, "pdf", "MAYBE"},
+		{"cash on delivery to a pickup point", ppl, carrier.Settings{"productType": "SMAR"},
+			func(r *domain.Request) { r.PickupPoint, r.CODAmount, r.CODCurrency = "KM1", ptr(10.0), ptr("CZK") }, nil, "pdf", "SMAD"},
+		{"no pickup point where the product needs one", ppl, carrier.Settings{"productType": "SMAR"}, func(*domain.Request) {},
+			one("pickup_point_id", "product SMAR of provider ppl delivers only to a pickup point: name the carrier's point id"), "", ""},
+		{"a pickup point where the product takes none", ppl, nil, func(r *domain.Request) { r.PickupPoint = "KM1" },
+			one("pickup_point_id", "product BUSS of provider ppl delivers to the address and takes no pickup point"), "", ""},
 		{"every problem at once", noCOD, nil, func(r *domain.Request) {
 			r.LabelFormat, r.Parcels, r.CODAmount, r.CODCurrency = "zpl", parcels(6), ptr(1.0), ptr("EUR")
 		}, map[string][]string{"label_format": {"provider gls prints only: pdf"}, "parcels": {"provider gls takes at most 5 parcels per shipment; this shipment has 6"},
@@ -288,6 +301,9 @@ func TestNewChecksWhatTheProviderTakes(t *testing.T) {
 			sh, err := domain.New("sh_1", "acc_1", r, tt.provider, tt.settings, today)
 			if got := fields(t, err); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("New = %v, want %v", got, tt.want)
+			}
+			if err == nil && sh.Stored().PickupPoint != strings.TrimSpace(r.PickupPoint) {
+				t.Errorf("pickup point %q, want %q", sh.Stored().PickupPoint, strings.TrimSpace(r.PickupPoint))
 			}
 			if err == nil && (sh.Stored().LabelFormat != tt.format || sh.Stored().ProductType != tt.product) {
 				t.Errorf("format %q product %q, want %q %q", sh.Stored().LabelFormat, sh.Stored().ProductType, tt.format, tt.product)

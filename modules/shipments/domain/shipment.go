@@ -34,6 +34,7 @@ type Stored struct {
 	Metadata           map[string]any  `json:"metadata"`
 	EnableTracking     bool            `json:"enable_tracking"`
 	AdditionalServices []string        `json:"additional_services"`
+	PickupPoint        string          `json:"pickup_point_id"` // "" for delivery to the address
 	Status             Status          `json:"status"`
 	IsSuccessful       *bool           `json:"is_successful"` // nil while the carrier has not answered
 	Errors             []Problem       `json:"errors"`
@@ -41,7 +42,11 @@ type Stored struct {
 	TotalPriceMinor    *int64          `json:"total_price_minor"` // nil while the carrier named no price; see Price
 	Currency           string          `json:"currency"`
 	HasLabel           bool            `json:"has_label"`
-	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
+	// BookingHandle is the carrier's id of a booking it accepted and has
+	// yet to finish (carrier.Booking.Handle): a retried booking resumes it.
+	// Internal: no event shows it.
+	BookingHandle     string   `json:"booking_handle,omitempty"`
+	TrackingParcelIDs []string `json:"tracking_parcel_ids"`
 	// Tracked is the latest news of each tracking parcel, by its id.
 	Tracked   map[string]TrackedParcel `json:"tracked,omitempty"`
 	Version   int                      `json:"version"`
@@ -73,7 +78,8 @@ type Shipment struct {
 // on a channel of provider whose settings are settings: it refuses what r
 // has against it on its own (Check, at now), and then what the provider
 // does not take (a label format it does not print, more parcels than its
-// product takes, cash on delivery it does not carry), each as a validation
+// product takes, cash on delivery it does not carry, a pickup point its
+// product does not use or none where it needs one), each as a validation
 // fault naming the field. Cash on delivery moves the shipment to the
 // product that carries it.
 func New(id, accountID string, r Request, provider carrier.ProviderInfo, settings carrier.Settings, now time.Time) (*Shipment, error) {
@@ -89,6 +95,9 @@ func New(id, accountID string, r Request, provider carrier.ProviderInfo, setting
 	product := productType(provider, settings)
 	if problem := parcelCount(provider, product, len(c.Parcels)); problem != "" {
 		errs.Add("parcels", problem)
+	}
+	if problem := provider.CheckPickupPoint(product, settings, c.PickupPoint); problem != "" {
+		errs.Add(carrier.PickupPointField, problem)
 	}
 	var cod *CashOnDelivery
 	if c.cod != nil {
@@ -115,7 +124,8 @@ func New(id, accountID string, r Request, provider carrier.ProviderInfo, setting
 		LabelFormat: format, ReferenceNumber: c.ReferenceNumber, ShippingDate: c.ShippingDate,
 		Sender: *c.Sender, Recipient: *c.Recipient, Origin: *c.Origin, Destination: *c.Destination,
 		Parcels: c.Parcels, COD: cod, Metadata: metadata, EnableTracking: c.tracking, AdditionalServices: services,
-		Status: StatusPending, Errors: []Problem{}, TrackingParcelIDs: []string{},
+		PickupPoint: c.PickupPoint,
+		Status:      StatusPending, Errors: []Problem{}, TrackingParcelIDs: []string{},
 		Version: 1, CreatedAt: now, UpdatedAt: now,
 	}}, nil
 }
@@ -180,6 +190,17 @@ func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, 
 	sh.s.Errors = []Problem{}
 	sh.newLabel = &label
 	sh.touch(now)
+	return nil
+}
+
+// BookingAccepted records the handle of a booking the carrier accepted and
+// has yet to finish, so a retried booking resumes it instead of booking
+// again (ADR 0038). Nothing a client sees changes: no version, no event.
+func (sh *Shipment) BookingAccepted(handle string) error {
+	if !sh.AwaitsCarrier() {
+		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
+	}
+	sh.s.BookingHandle = handle
 	return nil
 }
 

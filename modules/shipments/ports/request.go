@@ -33,6 +33,7 @@ type createRequest struct {
 	Metadata               map[string]any  `json:"metadata"`
 	EnableTracking         *bool           `json:"enable_tracking"`
 	AdditionalServices     []string        `json:"additional_services"`
+	PickupPointID          string          `json:"pickup_point_id"`
 }
 
 type contactRequest struct {
@@ -76,6 +77,7 @@ func (req *createRequest) request() decoded {
 		ChannelID: req.ShippingChannelID, LabelFormat: req.LabelFormat, ReferenceNumber: req.ReferenceNumber,
 		ShippingDate: req.ShippingDate, CODAmount: req.CashOnDeliveryAmount, CODCurrency: req.CashOnDeliveryCurrency,
 		Metadata: req.Metadata, EnableTracking: req.EnableTracking, AdditionalServices: req.AdditionalServices,
+		PickupPoint: req.PickupPointID,
 	}}
 	if c := req.SenderContact; c != nil {
 		d.request.Sender = &domain.Contact{CompanyName: c.CompanyName, FirstName: c.FirstName, LastName: c.LastName, EmailAddress: c.EmailAddress, PhoneNumber: c.PhoneNumber}

@@ -8,6 +8,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -87,12 +88,12 @@ func (r *Repository) load(id string) (*domain.Shipment, error) {
 // names at least one event.
 func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) (*domain.Shipment, error) {
 	return memrepo.Update(&r.book, id, r.load, fn, func(sh *domain.Shipment, events []domain.Event) error {
-		if len(events) == 0 {
-			return nil
-		}
 		state, err := json.Marshal(sh.Stored())
 		if err != nil {
 			return err
+		}
+		if len(events) == 0 && bytes.Equal(state, r.rows[id].state) {
+			return nil
 		}
 		r.rows[id] = row{state: state, seq: r.rows[id].seq}
 		if l := sh.TakeNewLabel(); l != nil {

@@ -53,9 +53,10 @@ func version(t *testing.T, repo *memory.Repository) int {
 	return sh.Stored().Version
 }
 
-// Update saves nothing when fn fails or names no event, as the PostgreSQL
-// repository rolls back or skips the write; a saved Booked keeps its label.
-func TestUpdateSavesOnlyAChangeWithEvents(t *testing.T) {
+// Update saves nothing when fn fails, as the PostgreSQL repository rolls
+// back; a change without an event (a booking's handle) is saved; a saved
+// Booked keeps its label.
+func TestUpdateSavesOnlyWhatFnChanged(t *testing.T) {
 	t.Parallel()
 	repo := added(t)
 	ctx := t.Context()
@@ -66,11 +67,14 @@ func TestUpdateSavesOnlyAChangeWithEvents(t *testing.T) {
 	}); !errors.Is(err, refuse) {
 		t.Fatalf("error %v", err)
 	}
-	if _, err := repo.Update(ctx, "sh_1", func(sh *domain.Shipment) ([]domain.Event, error) { sh.Touch(t0); return nil, nil }); err != nil {
+	if v := version(t, repo); v != 1 {
+		t.Fatalf("version %d after a change that failed", v)
+	}
+	if _, err := repo.Update(ctx, "sh_1", func(sh *domain.Shipment) ([]domain.Event, error) { return nil, sh.BookingAccepted("BATCH-1") }); err != nil {
 		t.Fatal(err)
 	}
-	if v := version(t, repo); v != 1 {
-		t.Fatalf("version %d after changes that were not to be saved", v)
+	if sh, err := repo.Get(ctx, "sh_1"); err != nil || sh.Stored().BookingHandle != "BATCH-1" || sh.Stored().Version != 1 {
+		t.Fatalf("a booking's handle was not saved: %+v %v", sh.Stored(), err)
 	}
 	if _, err := repo.Update(ctx, "sh_1", func(sh *domain.Shipment) ([]domain.Event, error) {
 		return []domain.Event{contract.ShipmentCreated{}}, sh.Booked("P", []string{"TN"}, nil, domain.Label{Format: "pdf", Data: []byte("L")}, t0)

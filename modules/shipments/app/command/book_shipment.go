@@ -80,7 +80,9 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 	}
 	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	created, err := shipper.CreateShipment(callCtx, carrier.Settings(ch.Settings), request(st))
+	req := request(st)
+	req.Booking = carrier.Booking{Key: st.ID, Handle: st.BookingHandle, Accepted: h.bookingAccepted(shipmentID)}
+	created, err := shipper.CreateShipment(callCtx, carrier.Settings(ch.Settings), req)
 	if problems, rejected := rejectionProblems(err); rejected {
 		return h.reject(ctx, shipmentID, problems)
 	}
@@ -110,6 +112,18 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 		return h.unavailable(ctx, shipmentID, giveUp, err)
 	}
 	return err
+}
+
+// bookingAccepted records, in a short transaction of its own while the
+// carrier call waits, the handle of a booking the carrier accepted, so the
+// next attempt resumes it (ADR 0038).
+func (h BookShipmentHandler) bookingAccepted(id string) func(context.Context, string) error {
+	return func(ctx context.Context, handle string) error {
+		_, err := h.repo.Update(ctx, id, func(sh *domain.Shipment) ([]domain.Event, error) {
+			return nil, sh.BookingAccepted(handle)
+		})
+		return err
+	}
 }
 
 func (h BookShipmentHandler) unavailable(ctx context.Context, id string, giveUp bool, cause error) error {
@@ -183,6 +197,7 @@ func request(st domain.Stored) carrier.ShipmentRequest {
 		Recipient:   carrier.Contact{CompanyName: st.Recipient.CompanyName, FirstName: st.Recipient.FirstName, LastName: st.Recipient.LastName, Email: st.Recipient.EmailAddress, Phone: st.Recipient.PhoneNumber},
 		Origin:      st.Origin,
 		Destination: st.Destination,
+		PickupPoint: st.PickupPoint,
 	}
 	if d, err := time.Parse(time.DateOnly, st.ShippingDate); err == nil {
 		req.ShippingDate = d

@@ -54,6 +54,10 @@ func TestCreateRefusesWhatTheChannelOrCarrierCannotTake(t *testing.T) {
 		{name: "COD the product lacks", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
 			cmd:  withCOD,
 			want: map[string]string{"cash_on_delivery_amount": "product ECONOMY of provider fake does not support cash on delivery"}},
+		{name: "no pickup point where the product needs one", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "POINT" }),
+			want: map[string]string{"pickup_point_id": "product POINT of provider fake delivers only to a pickup point"}},
+		{name: "a pickup point where the product takes none", cmd: func(c *command.CreateShipment) { c.Shipment.PickupPoint = "KRA010" },
+			want: map[string]string{"pickup_point_id": "product STANDARD of provider fake delivers to the address and takes no pickup point"}},
 		{name: "every problem at once", setup: channelstest.Changed("ch_1", func(ch *channels.ChannelAccess) { ch.Settings["productType"] = "ECONOMY" }),
 			cmd: func(c *command.CreateShipment) {
 				*c = request(c.ShipmentID, 7)

@@ -222,6 +222,7 @@ func fakeInfo() carrier.ProviderInfo {
 			{Code: "STANDARD", Name: "Standard", CODProduct: "STANDARD_COD", SupportsCOD: true},
 			{Code: "EXPRESS", Name: "Express", SupportsCOD: true, MaxParcels: 2},
 			{Code: "LETTER", Name: "Letter", MaxParcels: 1},
+			{Code: "POINT", Name: "To a pickup point", PickupPoint: carrier.PickupPointRequired},
 		},
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,

@@ -35,6 +35,10 @@ func Snapshot(s domain.Stored) contract.ShipmentSnapshot {
 			rec.Errors[i].Field = &f
 		}
 	}
+	if s.PickupPoint != "" {
+		point := s.PickupPoint
+		rec.PickupPointID = &point
+	}
 	if s.ProviderShipmentID != "" {
 		id := s.ProviderShipmentID
 		rec.ProviderShipmentID = &id

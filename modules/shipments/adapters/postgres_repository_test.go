@@ -1,0 +1,69 @@
+package adapters_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+
+	"shipd"
+	"shipd/modules/shipments/adapters"
+	"shipd/modules/shipments/domain"
+	"shipd/platform/apptest"
+	"shipd/platform/clock"
+	"shipd/platform/config"
+	"shipd/platform/messaging"
+)
+
+// A booking's handle is saved though no event names it (nothing a client
+// sees changed), the worker's lease on the booking is kept, and an update
+// that changes nothing writes nothing.
+func TestTheBookingHandleIsSavedWithoutAnEvent(t *testing.T) {
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.BookingConcurrency = 0 }))
+	key := env.NewKey("acme")
+	channel := env.ActiveSandboxChannel(key, "Main", nil)
+	res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Key: key, Body: map[string]any{
+		"shipping_channel_id": channel,
+		"sender_contact":      map[string]any{"company_name": "Acme", "email_address": "ship@acme.test", "phone_number": "+420111222333"},
+		"recipient_contact":   map[string]any{"first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"},
+		"origin_address":      map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
+		"destination_address": map[string]any{"street_name": "Dlouhá", "house_number": "12", "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"},
+		"parcels":             []map[string]any{{"weight_amount": 1.5, "length_dimension": 30, "width_dimension": 20, "height_dimension": 10}},
+	}})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create shipment: %d %s", res.Status, res.Body)
+	}
+	id := res.Data(t)["id"].(string)
+	ctx := context.Background()
+	db := env.ModuleDB("shipments")
+	if claimed, err := adapters.NewBookingQueue(db, clock.Real{}).Claim(ctx, 10, time.Minute); err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	repo := adapters.NewPostgresRepository(db, messaging.NewOutbox(watermill.NopLogger{}), clock.Real{})
+	written := func() (xmin string) {
+		if err := db.Get(&xmin, `SELECT xmin::text FROM shipments.shipments WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		return xmin
+	}
+	before := written()
+	if _, err := repo.Update(ctx, id, func(*domain.Shipment) ([]domain.Event, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if written() != before {
+		t.Error("an update that changed nothing wrote the row")
+	}
+	if _, err := repo.Update(ctx, id, func(sh *domain.Shipment) ([]domain.Event, error) { return nil, sh.BookingAccepted("BATCH-7") }); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := repo.Get(ctx, id)
+	if err != nil || sh.Stored().BookingHandle != "BATCH-7" || sh.Stored().Version != 1 {
+		t.Fatalf("after recording the handle: %+v %v", sh.Stored(), err)
+	}
+	var leased bool
+	if err := db.Get(&leased, `SELECT lease_until > now() AND booking_due FROM shipments.shipments WHERE id = $1`, id); err != nil || !leased {
+		t.Errorf("the booking's lease was lost (%v)", err)
+	}
+}
