@@ -246,7 +246,7 @@ func TestNewKeepsTheRequestExact(t *testing.T) {
 // What the channel's carrier takes, checked once the channel is known.
 func TestNewChecksWhatTheProviderTakes(t *testing.T) {
 	ppl := carrier.ProviderInfo{Code: "ppl", LabelFormats: []string{"pdf", "zpl"}, SupportsCOD: true, MaxParcels: 2,
-		Settings:     []carrier.Setting{{Key: "productType", Default: "BUSS"}},
+		Settings: []carrier.Setting{{Key: "productType", Default: "BUSS"}},
 		ProductTypes: []carrier.ProductType{{Code: "PRIV", SupportsCOD: true}, {Code: "BUSS", CODProduct: "BUSD", SupportsCOD: true}, {Code: "ONE", MaxParcels: 1},
 			{Code: "SMAR", CODProduct: "SMAD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired}, {Code: "MAYBE", PickupPoint: carrier.PickupPointOptional}}}
 	noCOD := carrier.ProviderInfo{Code: "gls", LabelFormats: []string{"pdf"}, MaxParcels: 5}
