@@ -164,14 +164,29 @@ var (
 	_ carrier.Tracker  = (*Carrier)(nil)
 )
 
-// products are the base products and their COD variants.
+// products are the base products and their COD variants. Which take a
+// ParcelShop/ParcelBox (specificDelivery.parcelShopCode) is PPL's word
+// ("Create package label": parcelShopCode only with PRIV, PRID, CONN, COND,
+// SMAR, SMAD; the product list: SMAR/SMAD and SMEU/SMED deliver only to a
+// pickup point).
 var products = []carrier.ProductType{
 	{Code: "BUSS", Name: "PPL Parcel CZ Business (B2B)", CODProduct: "BUSD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
-	{Code: "PRIV", Name: "PPL Parcel CZ Private (B2C home delivery)", CODProduct: "PRID", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "PRIV", Name: "PPL Parcel CZ Private (B2C, home or ParcelShop)", CODProduct: "PRID", SupportsCOD: true, PickupPoint: carrier.PickupPointOptional},
 	{Code: "SMAR", Name: "PPL Parcel CZ Smart (to ParcelShop/ParcelBox)", CODProduct: "SMAD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
-	{Code: "SMEU", Name: "PPL Parcel Smart Europe", CODProduct: "SMED", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
-	{Code: "CONN", Name: "PPL Parcel Connect (international)", CODProduct: "COND", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "SMEU", Name: "PPL Parcel Smart Europe (to a pickup point)", CODProduct: "SMED", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
+	{Code: "CONN", Name: "PPL Parcel Connect (international, home or ParcelShop)", CODProduct: "COND", SupportsCOD: true, PickupPoint: carrier.PickupPointOptional},
 	{Code: "DOPO", Name: "PPL Parcel CZ Morning", CODProduct: "DOPD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+}
+
+// pickupUse is how product, a base product or its COD variant, takes a
+// pickup point; a product PPL's list above lacks takes none.
+func pickupUse(product string) carrier.PickupPointUse {
+	for _, p := range products {
+		if p.Code == product || p.CODProduct == product {
+			return p.PickupPoint
+		}
+	}
+	return carrier.PickupPointNone
 }
 
 // labelFormats maps shipd's formats to PPL's labelSettings.format.
@@ -192,8 +207,10 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "productType", Type: carrier.TypeString, Enum: codes, Default: "BUSS",
 				Description: "PPL product; switched to its COD variant (BUSD, PRID, SMAD, SMED, COND, DOPD) for cash on delivery."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use PPL's test environment (api-dev.dhl.com)."},
-			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: "pdf",
+			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: carrier.DefaultLabelFormat,
 				Description: "Label format when a shipment names none."},
+			{Key: carrier.DefaultPickupPointSetting, Type: carrier.TypeString,
+				Description: "PPL ParcelShop/ParcelBox code (e.g. KM10479401) for shipments that name none; products PRIV, SMAR, SMEU, CONN and their COD variants."},
 			{Key: "codIban", Type: carrier.TypeString, Description: "IBAN cash on delivery is paid to; empty = the account's default."},
 			{Key: "codSwift", Type: carrier.TypeString, Description: "SWIFT/BIC of codIban."},
 		},

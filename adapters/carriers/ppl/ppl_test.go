@@ -3,6 +3,7 @@ package ppl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -216,10 +217,15 @@ func TestCashOnDelivery(t *testing.T) {
 		t.Errorf("cashOnDelivery %v (product %v), want %v", cod, sh["productType"], want)
 	}
 
-	// Every COD product is passed through as shipd switched it.
-	for _, p := range []string{"PRID", "SMAD", "SMED", "COND", "DOPD"} {
-		r := request("ORDER-"+p, p, "pdf", parcel(1))
+	// Every COD product is passed through as shipd switched it (PPL's
+	// codVarSym is required: the references have digits; the Smart ones
+	// deliver to a ParcelShop).
+	for i, p := range []string{"PRID", "SMAD", "SMED", "COND", "DOPD"} {
+		r := request(fmt.Sprintf("ORDER-%s-%d", p, i), p, "pdf", parcel(1))
 		r.COD = &carrier.Money{Minor: 10000, Currency: "CZK"}
+		if pickupUse(p) == carrier.PickupPointRequired {
+			r.PickupPoint = "KM10479401"
+		}
 		if _, err := e.c.CreateShipment(ctx, e.settings, r); err != nil {
 			t.Errorf("%s with COD: %v", p, err)
 		}
