@@ -37,7 +37,6 @@ const fakePrefix = "/ecs/ppl/myapi2"
 var (
 	fakeProducts    = []string{"BUSS", "BUSD", "PRIV", "PRID", "SMAR", "SMAD", "SMEU", "SMED", "CONN", "COND", "DOPO", "DOPD", "COPL", "IMPO", "RETD", "RECI", "RECE"}
 	fakeCODProducts = []string{"BUSD", "PRID", "SMAD", "SMED", "COND", "DOPD"}
-	fakeFormats     = []string{"Zpl", "Pdf", "Jpeg", "Png", "Svg"}
 )
 
 // fakeParcelShops are the ParcelShop/ParcelBox codes the fake knows (PPL

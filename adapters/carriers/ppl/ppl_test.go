@@ -497,15 +497,15 @@ func TestSandboxModeSelectsHost(t *testing.T) {
 	}
 }
 
-// The limit GET /v1/providers publishes is the one the adapter keeps (a
-// choice: PPL documents none); PPL's answer names no price and none is
+// The limit GET /v1/providers publishes is the one the adapter keeps (PPL
+// documents 50 to one address); PPL's answer names no price and none is
 // made up.
 func TestPublishedParcelLimitIsKept(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
 	limit := e.c.Info().MaxParcels
 	if limit != 50 {
-		t.Fatalf("published limit %d, want the chosen 50", limit)
+		t.Fatalf("published limit %d, want PPL's 50", limit)
 	}
 	parcels := make([]carrier.Parcel, limit+1)
 	for i := range parcels {
