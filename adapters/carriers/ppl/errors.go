@@ -81,29 +81,31 @@ func snippet(b []byte) string {
 // "Shipments[i]." prefix and with set item indexes replaced by [#]) to
 // shipd's API field paths.
 var fields = map[string]string{
-	"productType":                   "product_type",
-	"referenceId":                   "reference_number",
-	"recipient":                     "destination_address",
-	"recipient.zipCode":             "destination_address.postal_code",
-	"recipient.city":                "destination_address.city_name",
-	"recipient.street":              "destination_address.street_name",
-	"recipient.country":             "destination_address.country_code",
-	"recipient.phone":               "recipient_contact.phone_number",
-	"recipient.email":               "recipient_contact.email_address",
-	"recipient.name":                "recipient_contact.last_name",
-	"recipient.contact":             "recipient_contact.last_name",
-	"sender.zipCode":                "origin_address.postal_code",
-	"sender.city":                   "origin_address.city_name",
-	"sender.street":                 "origin_address.street_name",
-	"sender.country":                "origin_address.country_code",
-	"sender.phone":                  "sender_contact.phone_number",
-	"sender.email":                  "sender_contact.email_address",
-	"sender.name":                   "sender_contact.company_name",
-	"cashOnDelivery":                "cash_on_delivery_amount",
-	"cashOnDelivery.codPrice":       "cash_on_delivery_amount",
-	"cashOnDelivery.codCurrency":    "cash_on_delivery_currency",
-	"shipmentSet":                   "parcels",
-	"shipmentSet.numberOfShipments": "parcels",
+	"productType":                     "product_type",
+	"referenceId":                     "reference_number",
+	"recipient":                       "destination_address",
+	"recipient.zipCode":               "destination_address.postal_code",
+	"recipient.city":                  "destination_address.city_name",
+	"recipient.street":                "destination_address.street_name",
+	"recipient.country":               "destination_address.country_code",
+	"recipient.phone":                 "recipient_contact.phone_number",
+	"recipient.email":                 "recipient_contact.email_address",
+	"recipient.name":                  "recipient_contact.last_name",
+	"recipient.contact":               "recipient_contact.last_name",
+	"sender.zipCode":                  "origin_address.postal_code",
+	"sender.city":                     "origin_address.city_name",
+	"sender.street":                   "origin_address.street_name",
+	"sender.country":                  "origin_address.country_code",
+	"sender.phone":                    "sender_contact.phone_number",
+	"sender.email":                    "sender_contact.email_address",
+	"sender.name":                     "sender_contact.company_name",
+	"cashOnDelivery":                  "cash_on_delivery_amount",
+	"cashOnDelivery.codPrice":         "cash_on_delivery_amount",
+	"cashOnDelivery.codCurrency":      "cash_on_delivery_currency",
+	"specificDelivery":                carrier.PickupPointField,
+	"specificDelivery.parcelShopCode": carrier.PickupPointField,
+	"shipmentSet":                     "parcels",
+	"shipmentSet.numberOfShipments":   "parcels",
 }
 
 var (
@@ -124,4 +126,22 @@ func fieldOf(key string) string {
 		}
 	}
 	return key
+}
+
+// importRejection is a parcel PPL failed to import (importState Error): its
+// message, and PPL's code in brackets; an unknown ParcelShop (PPL's legacy
+// code 1023 UNKNOWN_PARCELSHOP_CODE [C]) blames the pickup point.
+func importRejection(p batchParcel) *carrier.Rejection {
+	msg := p.ErrorMessage
+	if msg == "" {
+		msg = "PPL could not import the shipment"
+	}
+	if p.ErrorCode != "" {
+		msg += " (" + p.ErrorCode + ")"
+	}
+	r := &carrier.Rejection{Message: msg}
+	if code := strings.ToUpper(p.ErrorCode); code == "1023" || strings.Contains(code, "PARCELSHOP") {
+		r.Field = carrier.PickupPointField
+	}
+	return r
 }

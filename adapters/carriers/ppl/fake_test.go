@@ -1,14 +1,15 @@
 package ppl
 
-// A fake of PPL's CPL API (myAPI2) on loopback HTTP, shaped as PPL's CPL API
-// reference (ppl-cpl-api-en.apidog.io) and the community clients named in
-// ppl.go describe it: OAuth2 client-credentials token endpoint, the
-// asynchronous shipment batch, label documents fetched with the Bearer
-// token, cancel, tracking and RFC 7807 problem+json errors. It checks what
-// the adapter sends and fails the test on what PPL would not accept in a
-// way the adapter should never cause (wrong content type, missing fields,
-// wrong JSON types); what a user can cause (bad postal code, COD on the
-// wrong product) it answers like PPL, with 400 problem+json.
+// A fake of PPL's CPL API (myAPI2) on loopback HTTP: OAuth2
+// client-credentials token endpoint, the asynchronous shipment batch, label
+// documents fetched with the Bearer token, cancel, tracking and RFC 7807
+// problem+json errors. Every API request is held to testdata/cpl-api.yaml
+// (vendorspec, strict: a property the document does not name is refused)
+// and answered 400 problem+json like PPL when it does not validate; such a
+// refusal fails the test unless the test expects it (expectRefusals). Every
+// answer the fake gives is checked against the same document. What a user
+// can cause (bad postal code, COD on the wrong product, an unknown
+// ParcelShop) it answers like PPL, with 400 problem+json.
 
 import (
 	"encoding/json"
@@ -25,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
 )
 
@@ -35,11 +37,23 @@ const fakePrefix = "/ecs/ppl/myapi2"
 var (
 	fakeProducts    = []string{"BUSS", "BUSD", "PRIV", "PRID", "SMAR", "SMAD", "SMEU", "SMED", "CONN", "COND", "DOPO", "DOPD", "COPL", "IMPO", "RETD", "RECI", "RECE"}
 	fakeCODProducts = []string{"BUSD", "PRID", "SMAD", "SMED", "COND", "DOPD"}
-	fakeFormats     = []string{"Zpl", "Pdf", "Jpeg", "Png", "Svg"}
+)
+
+// fakeParcelShops are the ParcelShop/ParcelBox codes the fake knows (PPL
+// checks parcelShopCode against its access points).
+var fakeParcelShops = []string{"KM10479401", "KM12345678"}
+
+// fakePointProducts take a parcelShopCode ("Create package label": PRIV,
+// PRID, CONN, COND, SMAR, SMAD; SMEU/SMED deliver only to points, so the
+// fake takes one there too [U]); the Smart ones need one.
+var (
+	fakePointProducts    = []string{"PRIV", "PRID", "CONN", "COND", "SMAR", "SMAD", "SMEU", "SMED"}
+	fakePointOnlyProduct = []string{"SMAR", "SMAD", "SMEU", "SMED"}
 )
 
 type fakeItem struct {
 	ref, number string
+	guid        string // of its label under /data/{guid}
 	label       labels.ParcelLabel
 	errCode     string
 	errMsg      string
@@ -47,16 +61,23 @@ type fakeItem struct {
 
 type fakeBatch struct {
 	id     string
-	format string // Pdf, Zpl
-	items  []*fakeItem
+	format string        // Pdf, Zpl
+	sets   [][]*fakeItem // one set of parcels per shipments[] element
 	polls  int
+}
+
+// items are the batch's parcels in order.
+func (b *fakeBatch) items() []*fakeItem {
+	var out []*fakeItem
+	for _, set := range b.sets {
+		out = append(out, set...)
+	}
+	return out
 }
 
 type fakeShipment struct {
 	number   string
 	product  string
-	state    string
-	updated  string
 	events   []map[string]any
 	pickedUp bool
 }
@@ -65,6 +86,7 @@ type fakePPL struct {
 	t    *testing.T
 	name string
 	srv  *httptest.Server
+	spec *vendorspec.Spec
 
 	mu              sync.Mutex
 	clientID        string
@@ -83,27 +105,78 @@ type fakePPL struct {
 	hang            bool
 	requests        []string // "METHOD /path" without the prefix
 	bodies          []map[string]any
+	labels          map[string]*fakeItem // by data guid
+	refusals        []string             // requests the document does not allow
+	expectRefusals  bool
 }
 
 func newFake(t *testing.T, name string) *fakePPL {
 	f := &fakePPL{t: t, name: name, clientID: "client-1", clientSecret: "secret-1", tokenTTL: 1800,
 		tokens: map[string]time.Time{}, batches: map[string]*fakeBatch{}, shipments: map[string]*fakeShipment{},
-		pollsToComplete: 1, serial: 400000000}
+		labels: map[string]*fakeItem{}, pollsToComplete: 1, serial: 400000000}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+fakePrefix+"/login/getAccessToken", f.token)
 	mux.HandleFunc("POST "+fakePrefix+"/shipment/batch", f.auth(f.createBatch))
 	mux.HandleFunc("GET "+fakePrefix+"/shipment/batch/{id}", f.auth(f.getBatch))
 	mux.HandleFunc("PUT "+fakePrefix+"/shipment/batch/{id}", f.auth(f.putBatch))
 	mux.HandleFunc("GET "+fakePrefix+"/shipment/batch/{id}/label", f.auth(f.label))
+	mux.HandleFunc("GET "+fakePrefix+"/data/{guid}", f.auth(f.data))
 	mux.HandleFunc("POST "+fakePrefix+"/shipment/{n}/cancel", f.auth(f.cancel))
 	mux.HandleFunc("GET "+fakePrefix+"/shipment", f.auth(f.track))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("%s fake: unexpected %s %s", f.name, r.Method, r.URL.Path)
 		problemJSON(w, http.StatusNotFound, "NotFound", "", nil)
 	})
-	f.srv = httptest.NewServer(f.record(mux))
+	f.srv = httptest.NewServer(f.record(f.checked(mux)))
 	t.Cleanup(f.srv.Close)
+	spec, err := vendorspec.Load("testdata/cpl-api.yaml", f.base(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.spec = spec
+	t.Cleanup(func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if len(f.refusals) > 0 && !f.expectRefusals {
+			t.Errorf("%s fake: requests PPL's document does not allow:\n%s", f.name, strings.Join(f.refusals, "\n"))
+		}
+	})
 	return f
+}
+
+// checked holds every API request (not the token endpoint, which PPL's
+// document lacks) to the document, answering 400 problem+json as PPL does
+// to one that does not validate, and checks the fake's answer against it.
+func (f *fakePPL) checked(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/login/getAccessToken") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in, err := f.spec.CheckRequest(r)
+		if err != nil {
+			f.mu.Lock()
+			f.refusals = append(f.refusals, err.Error())
+			f.mu.Unlock()
+			problemJSON(w, http.StatusBadRequest, "BadRequest", "", map[string][]string{"$": {err.Error()}})
+			return
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		if err := f.spec.CheckResponse(r.Context(), in, rec.Code, rec.Header(), rec.Body.Bytes()); err != nil {
+			f.t.Errorf("%s fake: %v", f.name, err)
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	})
+}
+
+// guid is a UUID-shaped id (PPL's batch and label ids are UUIDs).
+func (f *fakePPL) guid(kind, n int) string {
+	return fmt.Sprintf("%08x-%04x-4000-8000-%012x", len(f.name), kind, n)
 }
 
 func (f *fakePPL) base() string { return f.srv.URL + fakePrefix }
@@ -228,229 +301,178 @@ func (f *fakePPL) expireTokens() {
 	}
 }
 
-func (f *fakePPL) decodeJSON(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		f.t.Errorf("%s %s: content type %q", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
-		problemJSON(w, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "", nil)
-		return nil, false
+type (
+	fakeBatchRequest struct {
+		LabelSettings *struct {
+			Format string `json:"format"`
+		} `json:"labelSettings"`
+		Shipments []fakeShipmentRequest `json:"shipments"`
 	}
-	var body map[string]any
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		f.t.Errorf("%s %s: body is not a JSON object: %v", r.Method, r.URL.Path, err)
-		problemJSON(w, http.StatusBadRequest, "BadRequest", err.Error(), nil)
-		return nil, false
+	fakeShipmentRequest struct {
+		ReferenceID string `json:"referenceId"`
+		ProductType string `json:"productType"`
+		ShipmentSet *struct {
+			NumberOfShipments int `json:"numberOfShipments"`
+			ShipmentSetItems  []struct {
+				WeighedShipmentInfo *struct {
+					Weight float64 `json:"weight"`
+				} `json:"weighedShipmentInfo"`
+			} `json:"shipmentSetItems"`
+		} `json:"shipmentSet"`
+		Sender           *fakeAddress `json:"sender"`
+		Recipient        fakeAddress  `json:"recipient"`
+		SpecificDelivery *struct {
+			ParcelShopCode string `json:"parcelShopCode"`
+		} `json:"specificDelivery"`
+		CashOnDelivery *struct {
+			CodCurrency string  `json:"codCurrency"`
+			CodPrice    float64 `json:"codPrice"`
+		} `json:"cashOnDelivery"`
 	}
-	f.mu.Lock()
-	f.bodies = append(f.bodies, body)
-	f.mu.Unlock()
-	return body, true
-}
-
-// Documented keys of the booking request's objects: anything else the
-// adapter sends is a test failure.
-var documentedKeys = map[string][]string{
-	"batch":          {"returnChannel", "labelSettings", "shipments"},
-	"labelSettings":  {"format", "dpi", "completeLabelSettings"},
-	"complete":       {"isCompleteLabelRequested", "pageSize", "position"},
-	"shipment":       {"referenceId", "productType", "shipmentNumber", "note", "depot", "ageCheck", "integratorId", "shipmentSet", "backAddress", "sender", "senderMask", "recipient", "specificDelivery", "cashOnDelivery", "insurance", "externalNumbers", "services", "dormant", "shipmentRouting", "directInjection", "labelService"},
-	"shipmentSet":    {"numberOfShipments", "shipmentSetItems"},
-	"setItem":        {"shipmentNumber", "weighedShipmentInfo", "externalNumbers", "insurance"},
-	"address":        {"country", "zipCode", "name", "name2", "street", "city", "contact", "phone", "email"},
-	"cashOnDelivery": {"codCurrency", "codPrice", "codVarSym", "iban", "swift", "account", "accountPre", "bankCode", "specSymbol"},
-}
-
-func (f *fakePPL) keys(where, kind string, obj map[string]any) {
-	for k := range obj {
-		if !slices.Contains(documentedKeys[kind], k) {
-			f.t.Errorf("%s: undocumented key %q", where, k)
-		}
+	fakeAddress struct {
+		Name, Street, City, ZipCode, Country string
 	}
-}
-
-func (f *fakePPL) object(where string, v any) map[string]any {
-	m, ok := v.(map[string]any)
-	if !ok && v != nil {
-		f.t.Errorf("%s: want an object, got %T", where, v)
-	}
-	return m
-}
-
-func (f *fakePPL) str(where string, v any) string {
-	s, ok := v.(string)
-	if !ok && v != nil {
-		f.t.Errorf("%s: want a string, got %T", where, v)
-	}
-	return s
-}
-
-func (f *fakePPL) num(where string, v any) float64 {
-	n, ok := v.(float64)
-	if !ok && v != nil {
-		f.t.Errorf("%s: want a number, got %T", where, v)
-	}
-	return n
-}
+)
 
 var czZip = regexp.MustCompile(`^\d{5}$`)
 
-// checkLabelSettings validates labelSettings; it returns PPL's format.
-func (f *fakePPL) checkLabelSettings(ls map[string]any, errs map[string][]string) string {
-	if ls == nil {
-		errs["LabelSettings"] = append(errs["LabelSettings"], "The LabelSettings field is required.")
-		return ""
-	}
-	f.keys("labelSettings", "labelSettings", ls)
-	format := f.str("labelSettings.format", ls["format"])
-	if !slices.Contains(fakeFormats, format) {
-		errs["LabelSettings.Format"] = append(errs["LabelSettings.Format"], fmt.Sprintf("The value '%s' is not valid.", format))
-	}
-	if dpi, ok := ls["dpi"]; ok {
-		if d := f.num("labelSettings.dpi", dpi); d < 203 || d > 1200 {
-			errs["LabelSettings.Dpi"] = append(errs["LabelSettings.Dpi"], "The field Dpi must be between 203 and 1200.")
-		}
-	}
-	if c := f.object("completeLabelSettings", ls["completeLabelSettings"]); c != nil {
-		f.keys("completeLabelSettings", "complete", c)
-		if ps, ok := c["pageSize"]; ok && !slices.Contains([]string{"Default", "A4", "A6"}, f.str("pageSize", ps)) {
-			errs["LabelSettings.CompleteLabelSettings.PageSize"] = []string{"The value is not valid."}
-		}
-	}
-	return format
-}
-
-// createBatch is POST /shipment/batch.
+// createBatch is POST /shipment/batch: PPL's checks beyond the document's.
 func (f *fakePPL) createBatch(w http.ResponseWriter, r *http.Request) {
-	body, ok := f.decodeJSON(w, r)
-	if !ok {
+	var body fakeBatchRequest
+	if !f.decodeJSON(w, r, &body) {
 		return
 	}
-	f.keys("batch", "batch", body)
 	errs := map[string][]string{}
-	format := f.checkLabelSettings(f.object("labelSettings", body["labelSettings"]), errs)
-	list, _ := body["shipments"].([]any)
-	if len(list) == 0 || len(list) > 1000 {
-		errs["Shipments"] = append(errs["Shipments"], "Between 1 and 1000 shipments are allowed.")
+	add := func(k, msg string) { errs[k] = append(errs[k], msg) }
+	format := "Pdf"
+	if body.LabelSettings != nil && body.LabelSettings.Format != "" {
+		format = body.LabelSettings.Format
 	}
-	type booking struct {
-		ref, product string
-		weights      []float64
-		recipient    map[string]any
-		n            int
-	}
-	var bookings []booking
-	for i, raw := range list {
+	for i, sh := range body.Shipments {
 		p := fmt.Sprintf("Shipments[%d].", i)
-		sh := f.object("shipments[]", raw)
-		f.keys("shipment", "shipment", sh)
-		b := booking{ref: f.str("referenceId", sh["referenceId"]), product: f.str("productType", sh["productType"]), n: 1}
-		if b.ref == "" || len(b.ref) > 128 {
-			errs[p+"ReferenceId"] = append(errs[p+"ReferenceId"], "The field ReferenceId must be a string with a minimum length of 1 and a maximum length of 128.")
+		if !slices.Contains(fakeProducts, sh.ProductType) {
+			add(p+"ProductType", fmt.Sprintf("Product type '%s' is not valid.", sh.ProductType))
 		}
-		if !slices.Contains(fakeProducts, b.product) {
-			errs[p+"ProductType"] = append(errs[p+"ProductType"], fmt.Sprintf("Product type '%s' is not valid.", b.product))
+		sides := map[string]*fakeAddress{"Recipient": &sh.Recipient}
+		if sh.Sender != nil {
+			sides["Sender"] = sh.Sender
 		}
-		for _, side := range []string{"sender", "recipient"} {
-			a := f.object(side, sh[side])
-			if a == nil {
-				if side == "recipient" {
-					errs[p+"Recipient"] = append(errs[p+"Recipient"], "The Recipient field is required.")
-				}
-				continue
-			}
-			f.keys(side, "address", a)
-			Side := strings.ToUpper(side[:1]) + side[1:]
-			for _, k := range []string{"country", "zipCode", "name", "street", "city"} {
-				if f.str(side+"."+k, a[k]) == "" {
-					K := strings.ToUpper(k[:1]) + k[1:]
-					errs[p+Side+"."+K] = append(errs[p+Side+"."+K], fmt.Sprintf("The %s field is required.", K))
+		for side, a := range sides {
+			for k, v := range map[string]string{"Name": a.Name, "Street": a.Street, "City": a.City} {
+				if v == "" {
+					add(p+side+"."+k, fmt.Sprintf("The %s field is required.", k))
 				}
 			}
-			for _, k := range []string{"name2", "contact", "phone", "email"} {
-				f.str(side+"."+k, a[k])
-			}
-			if f.str("", a["country"]) == "CZ" && a["zipCode"] != nil && !czZip.MatchString(f.str("", a["zipCode"])) {
-				errs[p+Side+".ZipCode"] = append(errs[p+Side+".ZipCode"], fmt.Sprintf("Zip code '%v' is not valid for country CZ.", a["zipCode"]))
-			}
-			if side == "recipient" {
-				b.recipient = a
+			if a.Country == "CZ" && !czZip.MatchString(a.ZipCode) {
+				add(p+side+".ZipCode", fmt.Sprintf("Zip code '%s' is not valid for country CZ.", a.ZipCode))
 			}
 		}
-		if set := f.object("shipmentSet", sh["shipmentSet"]); set != nil {
-			f.keys("shipmentSet", "shipmentSet", set)
-			b.n = int(f.num("numberOfShipments", set["numberOfShipments"]))
-			if b.n < 1 {
-				errs[p+"ShipmentSet.NumberOfShipments"] = []string{"The field NumberOfShipments must be at least 1."}
+		n := 1
+		if set := sh.ShipmentSet; set != nil {
+			n = set.NumberOfShipments
+			if n < 1 {
+				add(p+"ShipmentSet.NumberOfShipments", "The field NumberOfShipments must be between 1 and 50.")
 			}
-			items, _ := set["shipmentSetItems"].([]any)
-			if len(items) > b.n {
-				errs[p+"ShipmentSet.ShipmentSetItems"] = []string{"More set items than numberOfShipments."}
+			if len(set.ShipmentSetItems) > n {
+				add(p+"ShipmentSet.ShipmentSetItems", "More set items than numberOfShipments.")
 			}
-			for j, it := range items {
-				item := f.object("shipmentSetItems[]", it)
-				f.keys("shipmentSetItems[]", "setItem", item)
-				wi := f.object("weighedShipmentInfo", item["weighedShipmentInfo"])
-				wt := f.num("weight", wi["weight"])
-				if wt <= 0 || wt > 31.5 {
-					k := fmt.Sprintf("%sShipmentSet.ShipmentSetItems[%d].WeighedShipmentInfo.Weight", p, j)
-					errs[k] = append(errs[k], "The weight must be greater than 0 and at most 31.5 kg.")
+			for j, it := range set.ShipmentSetItems {
+				if it.WeighedShipmentInfo != nil && it.WeighedShipmentInfo.Weight > 31.5 {
+					add(fmt.Sprintf("%sShipmentSet.ShipmentSetItems[%d].WeighedShipmentInfo.Weight", p, j), "The weight must be greater than 0 and at most 31.5 kg.")
 				}
-				b.weights = append(b.weights, wt)
 			}
 		}
-		cod := f.object("cashOnDelivery", sh["cashOnDelivery"])
-		isCOD := slices.Contains(fakeCODProducts, b.product)
+		point := ""
+		if sh.SpecificDelivery != nil {
+			point = sh.SpecificDelivery.ParcelShopCode
+		}
 		switch {
-		case cod != nil && !isCOD && b.product != "":
-			errs[p+"CashOnDelivery"] = append(errs[p+"CashOnDelivery"], fmt.Sprintf("Cash on delivery is not allowed for product %s (FILLED_COD_INFORMATIONS_FOR_NONCOD_PRODUCT).", b.product))
+		case point != "" && !slices.Contains(fakePointProducts, sh.ProductType):
+			add(p+"SpecificDelivery.ParcelShopCode", fmt.Sprintf("Parcel shop code is not allowed for product %s.", sh.ProductType))
+		case point != "" && !slices.Contains(fakeParcelShops, point):
+			add(p+"SpecificDelivery.ParcelShopCode", fmt.Sprintf("Parcel shop '%s' does not exist.", point))
+		case point == "" && slices.Contains(fakePointOnlyProduct, sh.ProductType):
+			add(p+"SpecificDelivery.ParcelShopCode", fmt.Sprintf("Product %s is delivered only to a parcel shop.", sh.ProductType))
+		}
+		cod, isCOD := sh.CashOnDelivery, slices.Contains(fakeCODProducts, sh.ProductType)
+		switch {
+		case cod != nil && !isCOD && sh.ProductType != "":
+			add(p+"CashOnDelivery", fmt.Sprintf("Cash on delivery is not allowed for product %s (FILLED_COD_INFORMATIONS_FOR_NONCOD_PRODUCT).", sh.ProductType))
 		case cod == nil && isCOD:
-			errs[p+"CashOnDelivery"] = append(errs[p+"CashOnDelivery"], fmt.Sprintf("Product %s requires cash on delivery.", b.product))
+			add(p+"CashOnDelivery", fmt.Sprintf("Product %s requires cash on delivery.", sh.ProductType))
 		}
 		if cod != nil {
-			f.keys("cashOnDelivery", "cashOnDelivery", cod)
-			if c := f.str("codCurrency", cod["codCurrency"]); !slices.Contains([]string{"CZK", "EUR", "PLN", "HUF", "RON"}, c) {
-				errs[p+"CashOnDelivery.CodCurrency"] = append(errs[p+"CashOnDelivery.CodCurrency"], fmt.Sprintf("Currency '%s' is not allowed for cash on delivery.", c))
+			if !slices.Contains([]string{"CZK", "EUR", "PLN", "HUF", "RON"}, cod.CodCurrency) {
+				add(p+"CashOnDelivery.CodCurrency", fmt.Sprintf("Currency '%s' is not allowed for cash on delivery.", cod.CodCurrency))
 			}
-			if f.num("codPrice", cod["codPrice"]) <= 0 {
-				errs[p+"CashOnDelivery.CodPrice"] = append(errs[p+"CashOnDelivery.CodPrice"], "The field CodPrice must be greater than 0.")
+			if cod.CodPrice <= 0 {
+				add(p+"CashOnDelivery.CodPrice", "The field CodPrice must be greater than 0.")
 			}
-			if vs := f.str("codVarSym", cod["codVarSym"]); vs != "" && !regexp.MustCompile(`^\d{1,10}$`).MatchString(vs) {
-				f.t.Errorf("codVarSym %q is not 1..10 digits", vs)
-			}
-			if b.recipient != nil && f.str("", b.recipient["country"]) != "CZ" && b.n > 1 {
-				errs[p+"ShipmentSet"] = append(errs[p+"ShipmentSet"], "Cash on delivery service is not allowed for export bundled shipments")
+			if sh.Recipient.Country != "CZ" && n > 1 {
+				add(p+"ShipmentSet", "Cash on delivery service is not allowed for export bundled shipments")
 			}
 		}
-		bookings = append(bookings, b)
 	}
 	if len(errs) > 0 {
 		problemJSON(w, http.StatusBadRequest, "BadRequest", "", errs)
 		return
 	}
 	f.mu.Lock()
-	batch := &fakeBatch{id: fmt.Sprintf("%s-batch-%d", f.name, len(f.batches)+1), format: format}
-	for _, b := range bookings {
-		for j := range b.n {
+	batch := &fakeBatch{id: f.guid(1, len(f.batches)+1), format: format}
+	for _, sh := range body.Shipments {
+		n := 1
+		if sh.ShipmentSet != nil {
+			n = sh.ShipmentSet.NumberOfShipments
+		}
+		var set []*fakeItem
+		for j := range n {
 			f.serial++
-			no := strconv.Itoa(f.serial) + "0" + strconv.Itoa(j) // 11 digits like PPL's numbers
-			item := &fakeItem{ref: b.ref, number: no}
-			if strings.HasPrefix(b.ref, "IMPORTERR") {
+			no := strconv.Itoa(f.serial) + "0" + strconv.Itoa(j%10) // 11 digits like PPL's numbers
+			item := &fakeItem{ref: sh.ReferenceID, number: no, guid: f.guid(2, f.serial)}
+			if strings.HasPrefix(sh.ReferenceID, "IMPORTERR") {
 				item.errCode, item.errMsg = "ADDRESS_NOT_FOUND", "Recipient address could not be verified."
 			}
 			weight := ""
-			if j < len(b.weights) {
-				weight = fmt.Sprintf("%.2f KG", b.weights[j])
+			if items := sh.ShipmentSet; items != nil && j < len(items.ShipmentSetItems) && items.ShipmentSetItems[j].WeighedShipmentInfo != nil {
+				weight = fmt.Sprintf("%.2f KG", items.ShipmentSetItems[j].WeighedShipmentInfo.Weight)
 			}
-			item.label = labels.ParcelLabel{Carrier: "PPL", Product: b.product, TrackingNumber: no,
-				Recipient:   labels.Party{Name: f.str("", b.recipient["name"]), City: f.str("", b.recipient["city"]), PostalCode: f.str("", b.recipient["zipCode"]), CountryCode: f.str("", b.recipient["country"])},
-				ParcelIndex: j + 1, ParcelCount: b.n, Weight: weight, Reference: b.ref}
-			batch.items = append(batch.items, item)
-			f.shipments[no] = &fakeShipment{number: no, product: b.product, state: "None"}
+			rc := sh.Recipient
+			item.label = labels.ParcelLabel{Carrier: "PPL", Product: sh.ProductType, TrackingNumber: no,
+				Recipient:   labels.Party{Name: rc.Name, City: rc.City, PostalCode: rc.ZipCode, CountryCode: rc.Country},
+				ParcelIndex: j + 1, ParcelCount: n, Weight: weight, Reference: sh.ReferenceID}
+			set = append(set, item)
+			f.labels[item.guid] = item
+			f.shipments[no] = &fakeShipment{number: no, product: sh.ProductType}
 		}
+		batch.sets = append(batch.sets, set)
 	}
 	f.batches[batch.id] = batch
 	f.mu.Unlock()
 	w.Header().Set("Location", "/shipment/batch/"+batch.id)
 	w.WriteHeader(http.StatusCreated)
+}
+
+func (f *fakePPL) decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		f.t.Errorf("%s %s: content type %q", r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+		problemJSON(w, http.StatusBadRequest, "BadRequest", "unsupported media type", nil)
+		return false
+	}
+	data, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(data, v)
+	}
+	if err != nil {
+		f.t.Errorf("%s %s: body: %v", r.Method, r.URL.Path, err)
+		problemJSON(w, http.StatusBadRequest, "BadRequest", err.Error(), nil)
+		return false
+	}
+	var raw map[string]any
+	_ = json.Unmarshal(data, &raw)
+	f.mu.Lock()
+	f.bodies = append(f.bodies, raw)
+	f.mu.Unlock()
+	return true
 }
 
 func (f *fakePPL) batchOf(w http.ResponseWriter, r *http.Request) *fakeBatch {
@@ -462,7 +484,8 @@ func (f *fakePPL) batchOf(w http.ResponseWriter, r *http.Request) *fakeBatch {
 }
 
 // getBatch is GET /shipment/batch/{id}: InProcess for the first polls,
-// then Complete (or Error) per item with its label URL.
+// then Complete (or Error): one item per shipment, the set's other parcels
+// as its relatedItems, each with its label under /data/{guid}.
 func (f *fakePPL) getBatch(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -472,64 +495,58 @@ func (f *fakePPL) getBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	b.polls++
 	done := b.polls > f.pollsToComplete
-	var items []map[string]any
-	for i, it := range b.items {
-		m := map[string]any{"referenceId": it.ref, "importState": "InProcess"}
+	parcel := func(it *fakeItem) map[string]any {
+		m := map[string]any{"importState": "InProcess"}
 		switch {
 		case !done:
 		case it.errMsg != "":
 			m["importState"], m["errorCode"], m["errorMessage"] = "Error", it.errCode, it.errMsg
 		default:
 			m["importState"], m["shipmentNumber"] = "Complete", it.number
-			m["labelUrl"] = fmt.Sprintf("%s/shipment/batch/%s/label?limit=1&offset=%d", f.base(), b.id, i)
+			m["labelUrl"] = f.base() + "/data/" + it.guid
 		}
-		items = append(items, m)
+		return m
+	}
+	items := []map[string]any{}
+	for _, set := range b.sets {
+		item := parcel(set[0])
+		item["referenceId"] = set[0].ref
+		related := []map[string]any{}
+		for _, it := range set[1:] {
+			m := parcel(it)
+			m["relationType"] = "ShipmentSet"
+			related = append(related, m)
+		}
+		item["relatedItems"] = related
+		items = append(items, item)
 	}
 	out := map[string]any{"items": items}
 	if done {
-		out["completeLabel"] = map[string]any{"labelUrls": []string{fmt.Sprintf("%s/shipment/batch/%s/label", f.base(), b.id)}}
+		out["completeLabel"] = map[string]any{"labelUrls": []string{fmt.Sprintf("%s/shipment/batch/%s/label?limit=200&offset=0", f.base(), b.id)}}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 // putBatch is PUT /shipment/batch/{id}: new labelSettings.
 func (f *fakePPL) putBatch(w http.ResponseWriter, r *http.Request) {
-	body, ok := f.decodeJSON(w, r)
-	if !ok {
-		return
-	}
-	errs := map[string][]string{}
-	format := f.checkLabelSettings(f.object("labelSettings", body["labelSettings"]), errs)
-	if len(errs) > 0 {
-		problemJSON(w, http.StatusBadRequest, "BadRequest", "", errs)
+	var body fakeBatchRequest
+	if !f.decodeJSON(w, r, &body) {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b := f.batchOf(w, r); b != nil {
-		b.format = format
+		b.format = body.LabelSettings.Format
 		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
-// label is GET /shipment/batch/{id}/label?limit&offset: the batch's labels
-// in its format.
-func (f *fakePPL) label(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	b := f.batchOf(w, r)
-	f.mu.Unlock()
-	if b == nil {
-		return
-	}
-	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	limit, err := strconv.Atoi(r.URL.Query().Get("limit"))
-	if err != nil || limit <= 0 {
-		limit = len(b.items)
-	}
-	format := strings.ToLower(b.format)
+// render writes the labels of items in format as one document.
+func (f *fakePPL) render(w http.ResponseWriter, format string, items []*fakeItem) {
+	format = strings.ToLower(format)
 	var parts [][]byte
-	for i := offset; i < len(b.items) && i < offset+limit; i++ {
-		data, err := labels.Render(format, b.items[i].label)
+	for _, it := range items {
+		data, err := labels.Render(format, it.label)
 		if err != nil {
 			f.t.Errorf("fake label: %v", err)
 		}
@@ -547,7 +564,40 @@ func (f *fakePPL) label(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(data)
 }
 
-// cancel is POST /shipment/{n}/cancel: 202 {} before pickup.
+// label is GET /shipment/batch/{id}/label?limit&offset: the batch's labels
+// in its format.
+func (f *fakePPL) label(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	b := f.batchOf(w, r)
+	f.mu.Unlock()
+	if b == nil {
+		return
+	}
+	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+	items := b.items()
+	f.render(w, b.format, items[min(offset, len(items)):min(offset+limit, len(items))])
+}
+
+// data is GET /data/{guid}: one parcel's label in its batch's format.
+func (f *fakePPL) data(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	it := f.labels[r.PathValue("guid")]
+	format := ""
+	for _, b := range f.batches {
+		if slices.Contains(b.items(), it) {
+			format = b.format
+		}
+	}
+	f.mu.Unlock()
+	if it == nil {
+		problemJSON(w, http.StatusNotFound, "NotFound", "Data not found.", nil)
+		return
+	}
+	f.render(w, format, []*fakeItem{it})
+}
+
+// cancel is POST /shipment/{n}/cancel: 200 before pickup.
 func (f *fakePPL) cancel(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -558,13 +608,13 @@ func (f *fakePPL) cancel(w http.ResponseWriter, r *http.Request) {
 	case sh.pickedUp:
 		problemJSON(w, http.StatusBadRequest, "BadRequest", "Shipment "+sh.number+" cannot be cancelled, it has already been picked up.", nil)
 	default:
-		sh.state = "Canceled"
-		sh.updated = time.Now().UTC().Format(time.RFC3339)
-		writeJSON(w, http.StatusAccepted, map[string]any{})
+		sh.events = append(sh.events, phaseEvent("Canceled", "Canceled", time.Now().UTC().Format(time.RFC3339)))
+		w.WriteHeader(http.StatusOK)
 	}
 }
 
-// track is GET /shipment?ShipmentNumbers=…: the known ones, as an array.
+// track is GET /shipment?ShipmentNumbers=…&Limit&Offset: the known ones,
+// as an array.
 func (f *fakePPL) track(w http.ResponseWriter, r *http.Request) {
 	numbers := r.URL.Query()["ShipmentNumbers"]
 	if len(numbers) == 0 {
@@ -574,27 +624,22 @@ func (f *fakePPL) track(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	out := []map[string]any{}
 	for _, n := range numbers {
-		for _, n := range strings.Split(n, ",") {
-			sh := f.shipments[n]
-			if sh == nil {
-				continue
-			}
-			events := sh.events
-			if events == nil {
-				events = []map[string]any{}
-			}
-			out = append(out, map[string]any{
-				"shipmentNumber": sh.number, "productType": sh.product, "shipmentState": sh.state,
-				"lastUpdateDate": sh.updated,
-				"trackAndTrace":  map[string]any{"events": events},
-			})
+		sh := f.shipments[n]
+		if sh == nil {
+			continue
 		}
+		events := sh.events
+		if events == nil {
+			events = []map[string]any{}
+		}
+		out = append(out, map[string]any{"shipmentNumber": sh.number, "productType": sh.product,
+			"trackAndTrace": map[string]any{"events": events}})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// setTracking gives a shipment its state and events.
-func (f *fakePPL) setTracking(number, state, updated string, events ...map[string]any) {
+// setTracking gives a shipment its events.
+func (f *fakePPL) setTracking(number string, events ...map[string]any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	sh := f.shipments[number]
@@ -602,11 +647,16 @@ func (f *fakePPL) setTracking(number, state, updated string, events ...map[strin
 		sh = &fakeShipment{number: number, product: "BUSS"}
 		f.shipments[number] = sh
 	}
-	sh.state, sh.updated, sh.events = state, updated, events
+	sh.events = events
 }
 
-func event(statusID int, code, name, at string) map[string]any {
-	return map[string]any{"statusId": statusID, "code": code, "phase": "", "group": "", "eventDate": at, "name": name,
+// phaseEvent is an event with a phase and no statusId.
+func phaseEvent(code, phase, at string) map[string]any {
+	return map[string]any{"code": code, "phase": phase, "eventDate": at, "name": code}
+}
+
+func event(statusID int, code, phase, name, at string) map[string]any {
+	return map[string]any{"statusId": statusID, "code": code, "phase": phase, "group": "", "eventDate": at, "name": name,
 		"gpsLatitude": 0, "gpsLongitude": 0}
 }
 

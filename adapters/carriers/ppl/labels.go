@@ -80,8 +80,9 @@ func (c *Carrier) download(ctx context.Context, s carrier.Settings, st batchStat
 	if err != nil {
 		return nil, err
 	}
-	out := make([]carrier.Label, 0, len(st.Items))
-	for i, it := range st.Items {
+	parcels := st.parcels()
+	out := make([]carrier.Label, 0, len(parcels))
+	for i, it := range parcels {
 		if it.LabelURL == "" {
 			return nil, fmt.Errorf("ppl: parcel %d (%s) has no labelUrl", i+1, it.ShipmentNumber)
 		}

@@ -11,57 +11,76 @@
 // https://api-dev.dhl.com/ecs/ppl/myapi2 (setting sandboxMode, default true).
 //
 // Products (setting productType): BUSS (Business, B2B), PRIV (Private, B2C),
-// SMAR (Smart, to ParcelShop/ParcelBox), SMEU (Smart Europe), CONN (Connect,
-// international), DOPO (Morning). Cash on delivery needs the COD variant:
-// BUSD, PRID, SMAD, SMED, COND, DOPD, published as ProductType.CODProduct;
-// shipd switches before calling, and the adapter passes whatever product it
-// is given. Sending cashOnDelivery with a non-COD product is refused by PPL
-// (a Rejection), as is cash on delivery on an international set of several
-// parcels ("Cash on delivery service is not allowed for export bundled
-// shipments").
+// SMAR (Smart, to ParcelShop/ParcelBox), SMEU (Smart Europe, to a pickup
+// point), CONN (Connect, international), DOPO (Morning). Cash on delivery
+// needs the COD variant: BUSD, PRID, SMAD, SMED, COND, DOPD, published as
+// ProductType.CODProduct; shipd switches before calling, and the adapter
+// passes whatever product it is given. Sending cashOnDelivery with a non-COD
+// product is refused by PPL (a Rejection), as is cash on delivery on an
+// international set of several parcels. codVarSym (1–10 digits) is required
+// with cash on delivery: it is the reference's last digits, and a reference
+// without any is refused before the call.
+//
+// Pickup points: the shipment's point (else the channel's
+// defaultPickupPoint) goes to specificDelivery.parcelShopCode (at most 50
+// characters). PPL takes one only with PRIV, PRID, CONN, COND, SMAR, SMAD
+// ("Create package label"), and SMAR/SMAD and SMEU/SMED deliver only to one
+// (PPL's product list): PRIV and CONN optional, SMAR and SMEU required, BUSS
+// and DOPO none (ProductType.PickupPoint; a COD variant as its base). A
+// point where the product takes none, or none where it needs one, is refused
+// before any call; PPL's refusal of parcelShopCode (an unknown point) is a
+// Rejection on pickup_point_id with PPL's message.
 //
 // Booking is PPL's asynchronous batch: POST /shipment/batch answers 201 with
-// the batch in the Location header; GET /shipment/batch/{batchId} is polled
-// (Config.PollInterval) until every item is Complete, or one is Error (a
-// Rejection with the item's errorMessage), or ctx ends (ErrUnavailable). A
-// shipment of N parcels is one shipments[] element with
-// shipmentSet.numberOfShipments = N; PPL gives each parcel its own
-// shipmentNumber (the tracking number), items in parcel order. The
-// ProviderShipmentID is the batchId.
+// the batch (a UUID) in the Location header; the adapter records it through
+// req.Booking.Accept before polling GET /shipment/batch/{batchId}
+// (Config.PollInterval) until every parcel is Complete, or one is Error (a
+// Rejection with its errorMessage), or ctx ends (ErrUnavailable). A failed
+// record ends the attempt (ErrUnavailable). An attempt given
+// req.Booking.Handle polls that batch and never posts again. A shipment of N
+// parcels (at most 50 to one address: PPL's documented limit, MaxParcels) is
+// one shipments[] element with shipmentSet.numberOfShipments = N; the batch
+// answers one item per element, its first parcel, with the set's other
+// parcels as relatedItems of relationType ShipmentSet; each parcel has its
+// own shipmentNumber (the tracking number). The ProviderShipmentID is the
+// batchId.
 //
 // Labels: pdf and zpl (PPL's Pdf and Zpl; it also prints Jpeg/Png/Svg, which
-// shipd does not use, and no EPL). One label per parcel from the item's
-// labelUrl, downloaded with the Bearer token; they come with the booking.
-// Labels fetches them again from the batch and, when asked for the other
-// format, first changes the batch's labelSettings with PUT
-// /shipment/batch/{batchId}.
+// shipd does not use, and no EPL). One label per parcel from its labelUrl
+// (/data/{guid} on the API host), downloaded with the Bearer token; they come
+// with the booking. Labels fetches them again from the batch and, when asked
+// for the other format, first changes the batch's labelSettings with PUT
+// /shipment/batch/{batchId} (204).
 //
-// Cancel: POST /shipment/{shipmentNumber}/cancel for every parcel (202); PPL
+// Cancel: POST /shipment/{shipmentNumber}/cancel for every parcel (2xx); PPL
 // refuses once the parcel was picked up (a Rejection).
 //
-// Tracking: GET /shipment?ShipmentNumbers=n; an empty array is a number PPL
-// does not know. Each trackAndTrace event keeps as its Code the legacy
-// numeric statusId (e.g. "450"), which the table in statuses.go maps; an
-// event without a statusId keeps its textual code, which the table lacks
-// (no status is guessed). The coarse shipmentState (e.g. "Delivered") is
-// added as one more event, Code = the state name, when it says more than the
-// newest mapped event; "None" adds nothing. COD-paid codes (605, 606, 613,
-// 614) set CODCollected.
+// Tracking: GET /shipment?ShipmentNumbers=n&Limit&Offset (Limit and Offset
+// are required); an empty array is a number PPL does not know. Each
+// trackAndTrace event keeps as its Code its numeric statusId (e.g. "450"),
+// its textual code when it has none. Its status is that of its phase, one of
+// PPL's ShipmentStates enum (phaseStatuses, every value mapped), else that
+// of its statusId (eventStatuses); a code neither maps has no status. A
+// CodPaidDate phase or a COD-paid statusId sets CODCollected.
 //
 // Errors: PPL answers RFC 7807 problem+json with an errors map keyed by its
 // field paths ("Shipments[0].Recipient.ZipCode"); each entry becomes a
 // Rejection on shipd's field where one corresponds (errors.go). 429, 5xx,
 // timeouts and no answer are ErrUnavailable.
 //
-// PPL's official documentation is the CPL API reference at
-// https://ppl-cpl-api-en.apidog.io/ (one OpenAPI snippet per endpoint, schemas
-// Eps.Api.MyApi2.*); no copy of it is in this repository. Assumptions it does
-// not confirm are kept in the var block "Unverified assumptions" below: the
-// sandbox host, the OAuth scope, the batch status answer's shape, label URLs
-// being on the API host, the body of the labelSettings PUT, the legacy
-// statusId meanings, the shipmentState values, the 10-digit COD variable
-// symbol, and the parcel limit of a shipment set (MaxParcels, chosen: PPL
-// documents none).
+// Sources: PPL's OpenAPI 3.0.1 document of the CPL API ("CPL" v1, schemas
+// Eps.Api.MyApi2.*), as PPL ships it in its official WooCommerce plugin
+// (github.com/PPL-CZ/PPL-WooCommerce, ppl-cz/src/api.json) [V]; PPL's
+// "Create package label" documentation v3 (21.7.2022) [V]; the CPL API
+// reference at https://ppl-cpl-api-en.apidog.io/ [V]. The fake is held to
+// testdata/cpl-api.yaml: not PPL's file but shipd's own OpenAPI description of
+// the operations used, its facts transcribed from PPL's document (the file
+// says what it simplifies), made strict by vendorspec. Assumptions no PPL
+// source confirms are the var block "Unverified assumptions" below: the
+// sandbox host, the OAuth scope, label URLs being on the API host, the order
+// of a set's relatedItems, the legacy statusId meanings, the phase
+// "Undelivered", SMEU taking parcelShopCode, the COD variable symbol taken
+// from the reference.
 package ppl
 
 import (
@@ -84,40 +103,39 @@ const (
 )
 
 // Unverified assumptions, in one place: what community clients (pplmyapi,
-// PTB\PPLApi, Medusa plugins) do or what shipd chose, where PPL's CPL API
-// reference is silent.
+// PTB\PPLApi, Medusa plugins) do or what shipd chose, where PPL's sources
+// are silent.
 var (
 	// SandboxURL (const above) is the host community clients use, not an
 	// official page.
 	//
-	// tokenScope is the OAuth2 scope community clients send.
+	// tokenScope is the OAuth2 scope community clients send (PPL's 2022
+	// documentation names it too, but its OpenAPI document does not).
 	tokenScope = "myapi2"
-	// The batch status answer is {"items":[{referenceId, shipmentNumber,
-	// importState, labelUrl, errorCode, errorMessage}], "completeLabel":
-	// {"labelUrls":[...]}} with one item per parcel in parcel order
-	// (community clients; see batchStatus in shipments.go).
-	//
 	// Label URLs point at the API host; the Bearer token is only sent to
 	// that host (labels.go, sameHost).
 	//
-	// PUT /shipment/batch/{batchId} takes {"labelSettings": {...}} like the
-	// booking (labels.go, relabel).
+	// A set's relatedItems of relationType ShipmentSet come in parcel order
+	// after the item (PPL's example shows one; shipments.go, parcels).
 	//
-	// The legacy statusId meanings (statuses.go) are from pplmyapi; the
-	// shipmentState values from PTB\PPLApi.
+	// The legacy statusId meanings (statuses.go, testdata/status-ids.tsv)
+	// are from pplmyapi; PPL publishes no list (GET /codelist/status needs
+	// an account). The phase "Undelivered" is read as "not delivered yet"
+	// (in transit), as PPL names it apart from NotDelivered.
 	//
-	// codVarSymDigits: the COD variable symbol is at most 10 digits; it is
-	// taken from the digits of the shipment reference, omitted when it has
-	// none (the account's default then applies).
+	// SMEU/SMED take a parcelShopCode: PPL's product list says they deliver
+	// only to a pickup point, its parcelShopCode rule (2022) does not name
+	// them.
+	//
+	// codVarSymDigits: the COD variable symbol (required, 1–10 digits) is
+	// the last digits of the shipment reference; a reference without digits
+	// is refused before the call.
 	codVarSymDigits = 10
 )
 
-// MaxParcels is the most parcels one shipment set may have, an unverified
-// choice like the assumptions above: PPL documents no limit of
-// shipmentSet.numberOfShipments (a community client notes at most 1000
-// shipments per batch, which bounds shipments, not the parcels of a set),
-// so shipd chose 50, the global bound it enforced for every carrier before
-// each published its own.
+// MaxParcels is the most parcels one shipment set may have: PPL documents
+// at most 50 pieces to one address per request ("Create package label",
+// Omezení; shipmentSet.numberOfShipments max 50).
 const MaxParcels = 50
 
 // Default polling interval of the booking batch.
@@ -164,14 +182,29 @@ var (
 	_ carrier.Tracker  = (*Carrier)(nil)
 )
 
-// products are the base products and their COD variants.
+// products are the base products and their COD variants. Which take a
+// ParcelShop/ParcelBox (specificDelivery.parcelShopCode) is PPL's word
+// ("Create package label": parcelShopCode only with PRIV, PRID, CONN, COND,
+// SMAR, SMAD; the product list: SMAR/SMAD and SMEU/SMED deliver only to a
+// pickup point).
 var products = []carrier.ProductType{
 	{Code: "BUSS", Name: "PPL Parcel CZ Business (B2B)", CODProduct: "BUSD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
-	{Code: "PRIV", Name: "PPL Parcel CZ Private (B2C home delivery)", CODProduct: "PRID", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "PRIV", Name: "PPL Parcel CZ Private (B2C, home or ParcelShop)", CODProduct: "PRID", SupportsCOD: true, PickupPoint: carrier.PickupPointOptional},
 	{Code: "SMAR", Name: "PPL Parcel CZ Smart (to ParcelShop/ParcelBox)", CODProduct: "SMAD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
-	{Code: "SMEU", Name: "PPL Parcel Smart Europe", CODProduct: "SMED", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
-	{Code: "CONN", Name: "PPL Parcel Connect (international)", CODProduct: "COND", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: "SMEU", Name: "PPL Parcel Smart Europe (to a pickup point)", CODProduct: "SMED", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
+	{Code: "CONN", Name: "PPL Parcel Connect (international, home or ParcelShop)", CODProduct: "COND", SupportsCOD: true, PickupPoint: carrier.PickupPointOptional},
 	{Code: "DOPO", Name: "PPL Parcel CZ Morning", CODProduct: "DOPD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+}
+
+// pickupUse is how product, a base product or its COD variant, takes a
+// pickup point; a product PPL's list above lacks takes none.
+func pickupUse(product string) carrier.PickupPointUse {
+	for _, p := range products {
+		if p.Code == product || p.CODProduct == product {
+			return p.PickupPoint
+		}
+	}
+	return carrier.PickupPointNone
 }
 
 // labelFormats maps shipd's formats to PPL's labelSettings.format.
@@ -192,8 +225,10 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "productType", Type: carrier.TypeString, Enum: codes, Default: "BUSS",
 				Description: "PPL product; switched to its COD variant (BUSD, PRID, SMAD, SMED, COND, DOPD) for cash on delivery."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use PPL's test environment (api-dev.dhl.com)."},
-			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: "pdf",
+			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: carrier.DefaultLabelFormat,
 				Description: "Label format when a shipment names none."},
+			{Key: carrier.DefaultPickupPointSetting, Type: carrier.TypeString,
+				Description: "PPL ParcelShop/ParcelBox code (e.g. KM10479401) for shipments that name none; products PRIV, SMAR, SMEU, CONN and their COD variants."},
 			{Key: "codIban", Type: carrier.TypeString, Description: "IBAN cash on delivery is paid to; empty = the account's default."},
 			{Key: "codSwift", Type: carrier.TypeString, Description: "SWIFT/BIC of codIban."},
 		},

@@ -3,6 +3,7 @@ package ppl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -216,10 +217,15 @@ func TestCashOnDelivery(t *testing.T) {
 		t.Errorf("cashOnDelivery %v (product %v), want %v", cod, sh["productType"], want)
 	}
 
-	// Every COD product is passed through as shipd switched it.
-	for _, p := range []string{"PRID", "SMAD", "SMED", "COND", "DOPD"} {
-		r := request("ORDER-"+p, p, "pdf", parcel(1))
+	// Every COD product is passed through as shipd switched it (PPL's
+	// codVarSym is required: the references have digits; the Smart ones
+	// deliver to a ParcelShop).
+	for i, p := range []string{"PRID", "SMAD", "SMED", "COND", "DOPD"} {
+		r := request(fmt.Sprintf("ORDER-%s-%d", p, i), p, "pdf", parcel(1))
 		r.COD = &carrier.Money{Minor: 10000, Currency: "CZK"}
+		if pickupUse(p) == carrier.PickupPointRequired {
+			r.PickupPoint = "KM10479401"
+		}
 		if _, err := e.c.CreateShipment(ctx, e.settings, r); err != nil {
 			t.Errorf("%s with COD: %v", p, err)
 		}
@@ -491,15 +497,15 @@ func TestSandboxModeSelectsHost(t *testing.T) {
 	}
 }
 
-// The limit GET /v1/providers publishes is the one the adapter keeps (a
-// choice: PPL documents none); PPL's answer names no price and none is
+// The limit GET /v1/providers publishes is the one the adapter keeps (PPL
+// documents 50 to one address); PPL's answer names no price and none is
 // made up.
 func TestPublishedParcelLimitIsKept(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t)
 	limit := e.c.Info().MaxParcels
 	if limit != 50 {
-		t.Fatalf("published limit %d, want the chosen 50", limit)
+		t.Fatalf("published limit %d, want PPL's 50", limit)
 	}
 	parcels := make([]carrier.Parcel, limit+1)
 	for i := range parcels {

@@ -32,12 +32,16 @@ type (
 		PageSize                 string `json:"pageSize,omitempty"`
 	}
 	shipmentRequest struct {
-		ReferenceID    string          `json:"referenceId"`
-		ProductType    string          `json:"productType"`
-		ShipmentSet    *shipmentSet    `json:"shipmentSet,omitempty"`
-		Sender         *party          `json:"sender,omitempty"`
-		Recipient      party           `json:"recipient"`
-		CashOnDelivery *cashOnDelivery `json:"cashOnDelivery,omitempty"`
+		ReferenceID      string            `json:"referenceId"`
+		ProductType      string            `json:"productType"`
+		ShipmentSet      *shipmentSet      `json:"shipmentSet,omitempty"`
+		Sender           *party            `json:"sender,omitempty"`
+		Recipient        party             `json:"recipient"`
+		SpecificDelivery *specificDelivery `json:"specificDelivery,omitempty"`
+		CashOnDelivery   *cashOnDelivery   `json:"cashOnDelivery,omitempty"`
+	}
+	specificDelivery struct {
+		ParcelShopCode string `json:"parcelShopCode"`
 	}
 	shipmentSet struct {
 		NumberOfShipments int               `json:"numberOfShipments"`
@@ -63,13 +67,15 @@ type (
 	cashOnDelivery struct {
 		CodCurrency string  `json:"codCurrency"`
 		CodPrice    float64 `json:"codPrice"`
-		CodVarSym   string  `json:"codVarSym,omitempty"`
+		CodVarSym   string  `json:"codVarSym"`
 		IBAN        string  `json:"iban,omitempty"`
 		Swift       string  `json:"swift,omitempty"`
 	}
 )
 
-// The batch status answer (see "Unverified assumptions" in ppl.go).
+// The batch status answer (PPL's ShipmentBatchResultModel): one item per
+// shipments[] element, its first parcel; the set's other parcels are its
+// relatedItems of relationType ShipmentSet.
 type (
 	batchStatus struct {
 		Items         []batchItem `json:"items"`
@@ -78,7 +84,15 @@ type (
 		} `json:"completeLabel"`
 	}
 	batchItem struct {
-		ReferenceID    string `json:"referenceId"`
+		ReferenceID string `json:"referenceId"`
+		batchParcel
+		RelatedItems []relatedItem `json:"relatedItems"`
+	}
+	relatedItem struct {
+		batchParcel
+		RelationType string `json:"relationType"`
+	}
+	batchParcel struct {
 		ShipmentNumber string `json:"shipmentNumber"`
 		ImportState    string `json:"importState"`
 		LabelURL       string `json:"labelUrl"`
@@ -87,6 +101,25 @@ type (
 	}
 )
 
+// relationSet is the relationType of a set's further parcels (the others,
+// DocumentBack and Dormant, are return documents and labels, not parcels).
+const relationSet = "ShipmentSet"
+
+// parcels are the batch's parcels in parcel order: each item, then its set's
+// related parcels as PPL lists them ([U] that PPL lists them in set order).
+func (st batchStatus) parcels() []batchParcel {
+	var out []batchParcel
+	for _, it := range st.Items {
+		out = append(out, it.batchParcel)
+		for _, r := range it.RelatedItems {
+			if r.RelationType == relationSet {
+				out = append(out, r.batchParcel)
+			}
+		}
+	}
+	return out
+}
+
 // Import states of a batch item (ConstImportState).
 const (
 	importComplete = "Complete"
@@ -94,47 +127,77 @@ const (
 )
 
 // CreateShipment books req as one PPL shipment set, waits for the batch and
-// downloads the labels of its parcels.
+// downloads the labels of its parcels. The batch id is recorded through
+// req.Booking as soon as PPL has accepted the batch; an attempt given one
+// (req.Booking.Handle) polls that batch instead of booking again.
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
 	if n := len(req.Parcels); n == 0 || n > MaxParcels {
 		return carrier.CreatedShipment{}, carrier.Reject("parcels", "PPL takes 1 to %d parcels per shipment set, got %d", MaxParcels, n)
 	}
+	sh := shipmentOf(req, s)
+	if err := checkPickupPoint(sh); err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	if sh.CashOnDelivery != nil && sh.CashOnDelivery.CodVarSym == "" {
+		return carrier.CreatedShipment{}, carrier.Reject("reference_number",
+			"PPL needs a variable symbol of digits for cash on delivery, taken from the reference; %q has no digit", req.Reference)
+	}
 	format := s.LabelFormat(req.LabelFormat)
-	body, err := json.Marshal(batchRequest{
-		LabelSettings: settingsFor(format),
-		Shipments:     []shipmentRequest{shipmentOf(req, s)},
-	})
-	if err != nil {
-		return carrier.CreatedShipment{}, err
-	}
-	base := c.base(s)
-	res, err := c.do(ctx, s, call{method: http.MethodPost, url: base + "/shipment/batch", body: body})
-	if err != nil {
-		return carrier.CreatedShipment{}, err
-	}
-	if res.Status != http.StatusCreated {
-		return carrier.CreatedShipment{}, answerError("POST /shipment/batch", res)
-	}
-	batchID, err := batchOf(res.Header.Get("Location"))
-	if err != nil {
-		return carrier.CreatedShipment{}, err
+	batchID := req.Booking.Handle
+	if batchID == "" {
+		var err error
+		if batchID, err = c.book(ctx, s, batchRequest{LabelSettings: settingsFor(format), Shipments: []shipmentRequest{sh}}); err != nil {
+			return carrier.CreatedShipment{}, err
+		}
+		if err := req.Booking.Accept(ctx, batchID); err != nil {
+			return carrier.CreatedShipment{}, acceptError(batchID, err)
+		}
 	}
 	st, err := c.waitForBatch(ctx, s, batchID)
 	if err != nil {
 		return carrier.CreatedShipment{}, err
 	}
-	if len(st.Items) != len(req.Parcels) {
-		return carrier.CreatedShipment{}, fmt.Errorf("ppl: batch %s has %d parcels, %d were booked", batchID, len(st.Items), len(req.Parcels))
+	parcels := st.parcels()
+	if len(parcels) != len(req.Parcels) {
+		return carrier.CreatedShipment{}, fmt.Errorf("ppl: batch %s has %d parcels, %d were booked", batchID, len(parcels), len(req.Parcels))
 	}
 	out := carrier.CreatedShipment{ProviderShipmentID: batchID}
-	for _, it := range st.Items {
-		out.TrackingNumbers = append(out.TrackingNumbers, it.ShipmentNumber)
+	for _, p := range parcels {
+		out.TrackingNumbers = append(out.TrackingNumbers, p.ShipmentNumber)
 	}
 	out.Labels, err = c.download(ctx, s, st, format)
 	if err != nil {
 		return carrier.CreatedShipment{}, err
 	}
 	return out, nil
+}
+
+// book posts the batch and returns its id from the Location header.
+func (c *Carrier) book(ctx context.Context, s carrier.Settings, batch batchRequest) (string, error) {
+	body, err := json.Marshal(batch)
+	if err != nil {
+		return "", err
+	}
+	res, err := c.do(ctx, s, call{method: http.MethodPost, url: c.base(s) + "/shipment/batch", body: body})
+	if err != nil {
+		return "", err
+	}
+	if res.Status != http.StatusCreated {
+		return "", answerError("POST /shipment/batch", res)
+	}
+	return batchOf(res.Header.Get("Location"))
+}
+
+// acceptError is a failed record of the accepted batch: the attempt ends
+// (the batch is booked at PPL but shipd could not remember it), as
+// unavailable unless the recorder refused outright.
+func acceptError(batchID string, err error) error {
+	var one *carrier.Rejection
+	var many carrier.Rejections
+	if errors.Is(err, carrier.ErrUnavailable) || errors.As(err, &one) || errors.As(err, &many) {
+		return err
+	}
+	return fmt.Errorf("%w: ppl: recording batch %s: %v", carrier.ErrUnavailable, batchID, err)
 }
 
 // settingsFor asks for one label per parcel in format (PPL's own label
@@ -166,6 +229,9 @@ func shipmentOf(req carrier.ShipmentRequest, s carrier.Settings) shipmentRequest
 	for _, p := range req.Parcels {
 		sh.ShipmentSet.ShipmentSetItems = append(sh.ShipmentSet.ShipmentSetItems,
 			shipmentSetItem{WeighedShipmentInfo: &weighedShipmentInfo{Weight: math.Round(p.WeightKG()*1000) / 1000}})
+	}
+	if point := s.PickupPoint(req.PickupPoint); point != "" {
+		sh.SpecificDelivery = &specificDelivery{ParcelShopCode: point}
 	}
 	if req.COD != nil {
 		sh.CashOnDelivery = &cashOnDelivery{
@@ -280,17 +346,10 @@ func (c *Carrier) waitForBatch(ctx context.Context, s carrier.Settings, batchID 
 		}
 		var failed carrier.Rejections
 		done := len(st.Items) > 0
-		for _, it := range st.Items {
+		for _, it := range st.parcels() {
 			switch it.ImportState {
 			case importError:
-				msg := it.ErrorMessage
-				if msg == "" {
-					msg = "PPL could not import the shipment"
-				}
-				if it.ErrorCode != "" {
-					msg += " (" + it.ErrorCode + ")"
-				}
-				failed = append(failed, &carrier.Rejection{Message: msg})
+				failed = append(failed, importRejection(it))
 			case importComplete:
 			default:
 				done = false
@@ -317,7 +376,7 @@ func answerError(what string, res *carrierhttp.Response) error {
 	return fmt.Errorf("ppl: %s: unexpected HTTP %d: %s", what, res.Status, snippet(res.Body))
 }
 
-// CancelShipment cancels every parcel of the shipment. PPL answers 202; a
+// CancelShipment cancels every parcel of the shipment. PPL answers 2xx; a
 // parcel already picked up is refused (a Rejection).
 func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
 	numbers := ref.TrackingNumbers
@@ -326,8 +385,8 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 		if err != nil {
 			return err
 		}
-		for _, it := range st.Items {
-			numbers = append(numbers, it.ShipmentNumber)
+		for _, p := range st.parcels() {
+			numbers = append(numbers, p.ShipmentNumber)
 		}
 	}
 	if len(numbers) == 0 {
@@ -339,9 +398,27 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 		if err != nil {
 			return err
 		}
-		if res.Status != http.StatusAccepted && res.Status != http.StatusOK && res.Status != http.StatusNoContent {
+		if res.Status/100 != 2 { // 200 per PPL's OpenAPI, 202 per its prose
 			return answerError("POST "+path, res)
 		}
+	}
+	return nil
+}
+
+// checkPickupPoint refuses, before any call, a point on a product that
+// delivers to the address and no point on one that delivers only to points
+// (shipd checks this too; the adapter holds the same rule for its own
+// callers and for the COD products, which Info lists only as variants).
+func checkPickupPoint(sh shipmentRequest) error {
+	point := ""
+	if sh.SpecificDelivery != nil {
+		point = sh.SpecificDelivery.ParcelShopCode
+	}
+	switch use := pickupUse(sh.ProductType); {
+	case use == carrier.PickupPointNone && point != "":
+		return carrier.Reject(carrier.PickupPointField, "PPL product %s delivers to the address and takes no ParcelShop/ParcelBox", sh.ProductType)
+	case use == carrier.PickupPointRequired && point == "":
+		return carrier.Reject(carrier.PickupPointField, "PPL product %s delivers only to a ParcelShop/ParcelBox: name its code", sh.ProductType)
 	}
 	return nil
 }

@@ -16,8 +16,6 @@ import (
 // shipmentInfo is one element of GET /shipment's answer, as far as read.
 type shipmentInfo struct {
 	ShipmentNumber string `json:"shipmentNumber"`
-	ShipmentState  string `json:"shipmentState"`
-	LastUpdateDate string `json:"lastUpdateDate"`
 	TrackAndTrace  *struct {
 		Events []trackEvent `json:"events"`
 	} `json:"trackAndTrace"`
@@ -34,7 +32,8 @@ type trackEvent struct {
 
 // Track asks PPL about one parcel (its shipmentNumber).
 func (c *Carrier) Track(ctx context.Context, s carrier.Settings, req carrier.TrackingRequest) (carrier.Tracking, error) {
-	q := url.Values{"ShipmentNumbers": {req.TrackingNumber}}
+	// Limit and Offset are required by PPL's OpenAPI; one number, one page.
+	q := url.Values{"ShipmentNumbers": {req.TrackingNumber}, "Limit": {"10"}, "Offset": {"0"}}
 	res, err := c.do(ctx, s, call{method: http.MethodGet, url: c.base(s) + "/shipment?" + q.Encode()})
 	if err != nil {
 		return carrier.Tracking{}, err
@@ -57,43 +56,36 @@ func (c *Carrier) Track(ctx context.Context, s carrier.Settings, req carrier.Tra
 	return carrier.Tracking{Recognized: false}, nil
 }
 
-// events are the shipment's trackAndTrace events, Code = statusId, plus its
-// shipmentState (Code = the state's name) when that says more than the
-// newest mapped event.
+// events are the shipment's trackAndTrace events. Each keeps its legacy
+// statusId as Code (its textual code when it has none); its status is that
+// of its phase (PPL's ShipmentStates, e.g. "Delivered") when the phase
+// table maps it, else that of its statusId. A COD-paid phase or statusId
+// sets CODCollected.
 func events(sh shipmentInfo) []carrier.TrackingEvent {
-	var out []carrier.TrackingEvent
-	var newest carrier.TrackingEvent
-	if sh.TrackAndTrace != nil {
-		for _, e := range sh.TrackAndTrace.Events {
-			code := e.Code
-			if e.StatusID != nil {
-				code = strconv.Itoa(*e.StatusID)
-			}
-			desc := e.Name
-			if desc == "" {
-				desc = e.Code
-			}
-			ev := carrier.TrackingEvent{
-				Code:         code,
-				Status:       eventStatuses.Status(code),
-				Description:  desc,
-				At:           parseTime(e.EventDate),
-				CODCollected: codPaid[code],
-			}
-			out = append(out, ev)
-			if ev.Status != "" && !ev.At.Before(newest.At) {
-				newest = ev
-			}
-		}
+	if sh.TrackAndTrace == nil {
+		return nil
 	}
-	// The state counts when it is not older than the newest mapped event
-	// (a state without a date only when no event is mapped).
-	state := stateStatuses.Status(sh.ShipmentState)
-	at := parseTime(sh.LastUpdateDate)
-	fresh := newest.Status == "" || (!at.IsZero() && !at.Before(newest.At))
-	if state != "" && state != newest.Status && fresh {
-		out = append(out, carrier.TrackingEvent{Code: sh.ShipmentState, Status: state,
-			Description: "shipment state " + sh.ShipmentState, At: at})
+	var out []carrier.TrackingEvent
+	for _, e := range sh.TrackAndTrace.Events {
+		code := e.Code
+		if e.StatusID != nil {
+			code = strconv.Itoa(*e.StatusID)
+		}
+		desc := e.Name
+		if desc == "" {
+			desc = e.Code
+		}
+		status := phaseStatuses.Status(e.Phase)
+		if status == "" {
+			status = eventStatuses.Status(code)
+		}
+		out = append(out, carrier.TrackingEvent{
+			Code:         code,
+			Status:       status,
+			Description:  desc,
+			At:           parseTime(e.EventDate),
+			CODCollected: codPaid[code] || e.Phase == phaseCODPaid,
+		})
 	}
 	return out
 }

@@ -1,74 +1,95 @@
 package ppl
 
 import (
-	"strconv"
+	"bufio"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/platform/carrier"
 )
 
-// Every legacy statusId the pplmyapi client names (see eventStatuses), with
-// the standard status it must map to.
+// Every legacy statusId of testdata/status-ids.tsv (transcribed from the
+// pplmyapi client, as PPL publishes no list) is mapped, to a standard
+// status, and nothing else is.
 func TestEventStatusTable(t *testing.T) {
-	want := map[string]carrier.TrackingStatus{
-		"900": carrier.StatusWaitingForShipment,
-		"150": carrier.StatusInTransit, "151": carrier.StatusInTransit, "170": carrier.StatusInTransit,
-		"281": carrier.StatusInTransit, "282": carrier.StatusInTransit, "300": carrier.StatusInTransit,
-		"343": carrier.StatusInTransit, "400": carrier.StatusInTransit, "720": carrier.StatusInTransit,
-		"733": carrier.StatusInTransit, "734": carrier.StatusInTransit,
-		"450": carrier.StatusDelivered, "451": carrier.StatusDelivered, "452": carrier.StatusDelivered,
-		"336": carrier.StatusDeliveryFailed,
-		"500": carrier.StatusReturned,
-		"605": carrier.StatusDelivered, "606": carrier.StatusDelivered, "613": carrier.StatusDelivered, "614": carrier.StatusDelivered,
+	f, err := os.Open("testdata/status-ids.tsv")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for id := 453; id <= 473; id++ {
-		want[strconv.Itoa(id)] = carrier.StatusDeliveryFailed
-	}
-	for code, status := range want {
-		if got := eventStatuses.Status(code); got != status {
-			t.Errorf("statusId %s → %q, want %q", code, got, status)
+	defer f.Close()
+	listed := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
 		}
-		if !status.Valid() {
-			t.Errorf("statusId %s: %q is not a standard status", code, status)
-		}
-		if cod := codPaid[code]; cod != (code == "605" || code == "606" || code == "613" || code == "614") {
-			t.Errorf("statusId %s: COD collected %v", code, cod)
+		id, name, _ := strings.Cut(line, "\t")
+		if _, dup := listed[id]; !dup {
+			listed[id] = name
 		}
 	}
-	if len(eventStatuses) != len(want) {
-		t.Errorf("the table has %d codes, the documented ones are %d", len(eventStatuses), len(want))
+	if len(listed) < 40 {
+		t.Fatalf("only %d statusIds read", len(listed))
 	}
-	// Deliberately unmapped: anything PPL does not document, and the
-	// textual codes of events without a statusId.
-	for _, code := range []string{"0", "100", "449", "474", "999", "DELIVERED", ""} {
-		if got := eventStatuses.Status(code); got != "" {
-			t.Errorf("undocumented code %q → %q, want unmapped", code, got)
+	for id, name := range listed {
+		status, ok := eventStatuses[id]
+		if !ok || !status.Valid() {
+			t.Errorf("statusId %s (%s) → %q, want a standard status", id, name, status)
+		}
+		wantCOD := strings.HasPrefix(name, "COD_PAID")
+		if codPaid[id] != wantCOD {
+			t.Errorf("statusId %s (%s): COD collected %v", id, name, codPaid[id])
+		}
+		if strings.HasPrefix(name, "NOT_DELIVERED") && status != carrier.StatusDeliveryFailed ||
+			strings.HasPrefix(name, "DELIVERED") && status != carrier.StatusDelivered {
+			t.Errorf("statusId %s (%s) → %q", id, name, status)
+		}
+	}
+	for id := range eventStatuses {
+		if _, ok := listed[id]; !ok {
+			t.Errorf("statusId %s is in the table but in no vendor list", id)
 		}
 	}
 }
 
-// Every shipmentState value, with the standard status it must map to.
-func TestShipmentStateTable(t *testing.T) {
-	want := map[string]carrier.TrackingStatus{
-		"None":                   "", // deliberately unmapped: says nothing
-		"Active":                 carrier.StatusWaitingForShipment,
-		"PickedUpFromSender":     carrier.StatusInTransit,
-		"OutForDelivery":         carrier.StatusOutForDelivery,
-		"DeliveredToPickupPoint": carrier.StatusReadyForPickup,
-		"Delivered":              carrier.StatusDelivered,
-		"NotDelivered":           carrier.StatusDeliveryFailed,
-		"Rejected":               carrier.StatusDeliveryFailed,
-		"BackToSender":           carrier.StatusReturned,
-		"Canceled":               carrier.StatusCancelled,
+// Every value of PPL's ShipmentStates enum (the phase of an event), read
+// from the OpenAPI document in testdata, is in the phase table; "None"
+// explicitly maps to nothing.
+func TestPhaseStatusTable(t *testing.T) {
+	spec, err := vendorspec.Load("testdata/cpl-api.yaml", "http://ppl.test", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for state, status := range want {
-		if got := stateStatuses.Status(state); got != status {
-			t.Errorf("shipmentState %s → %q, want %q", state, got, status)
+	enum := spec.Doc().Components.Schemas["Eps.Api.MyApi2.Web.Models.Shipment.ShipmentStates"].Value.Enum
+	if len(enum) != 14 {
+		t.Fatalf("ShipmentStates has %d values, want PPL's 14", len(enum))
+	}
+	for _, v := range enum {
+		phase := v.(string)
+		status, ok := phaseStatuses[phase]
+		switch {
+		case !ok:
+			t.Errorf("phase %s is not in the table", phase)
+		case phase == "None" && status != "":
+			t.Errorf("phase None → %q, want nothing", status)
+		case phase != "None" && !status.Valid():
+			t.Errorf("phase %s → %q, not a standard status", phase, status)
 		}
 	}
-	if len(stateStatuses) != len(want)-1 {
-		t.Errorf("the table has %d states, want %d", len(stateStatuses), len(want)-1)
+	if len(phaseStatuses) != len(enum) {
+		t.Errorf("the table has %d phases, PPL's enum %d", len(phaseStatuses), len(enum))
+	}
+	for phase, want := range map[string]carrier.TrackingStatus{
+		"Delivered": carrier.StatusDelivered, "DeliveredToPickupPoint": carrier.StatusReadyForPickup,
+		"OutForDelivery": carrier.StatusOutForDelivery, "BackToSender": carrier.StatusReturned, "Canceled": carrier.StatusCancelled,
+	} {
+		if got := phaseStatuses.Status(phase); got != want {
+			t.Errorf("phase %s → %q, want %q", phase, got, want)
+		}
 	}
 }
 
@@ -82,15 +103,15 @@ func TestTrack(t *testing.T) {
 		t.Errorf("unknown number: %+v, %v", tr, err)
 	}
 
-	// A COD parcel's journey, statusIds as codes, the state agreeing with
-	// the newest event (no extra event).
-	e.sandbox.setTracking("40000001000", "Delivered", "2026-11-23T10:05:00+01:00",
-		event(900, "DATA", "Data received", "2026-11-21T08:00:00+01:00"),
-		event(150, "PICKUP", "Picked up from sender", "2026-11-21T15:00:00+01:00"),
-		event(400, "DEPOT", "In depot", "2026-11-22T06:00:00+01:00"),
-		event(455, "NOTHOME", "Recipient not at home", "2026-11-22T14:00:00+01:00"),
-		event(450, "DELIVERED", "Delivered", "2026-11-23T10:00:00+01:00"),
-		event(606, "CODPAID", "Cash on delivery paid", "2026-11-23T10:05:00+01:00"),
+	// A COD parcel's journey: statusIds as codes, phases preferred.
+	e.sandbox.setTracking("40000001000",
+		event(900, "DATA", "DataShipment", "Data received", "2026-11-21T08:00:00+01:00"),
+		event(150, "PICKUP", "PickedUpFromSender", "Picked up from sender", "2026-11-21T15:00:00+01:00"),
+		event(400, "DEPOT", "", "In depot", "2026-11-22T06:00:00+01:00"),
+		event(455, "NOTHOME", "NotDelivered", "Recipient not at home", "2026-11-22T14:00:00+01:00"),
+		event(281, "OUT", "OutForDelivery", "Out for delivery", "2026-11-23T07:00:00+01:00"),
+		event(450, "DELIVERED", "Delivered", "Delivered", "2026-11-23T10:00:00+01:00"),
+		event(606, "CODPAID", "CodPaidDate", "Cash on delivery paid", "2026-11-23T10:05:00+01:00"),
 		map[string]any{"code": "NEWCODE", "name": "", "eventDate": "2026-11-23T11:00:00"},
 	)
 	tr, err = e.c.Track(ctx, e.settings, carrier.TrackingRequest{TrackingNumber: "40000001000"})
@@ -105,11 +126,12 @@ func TestTrack(t *testing.T) {
 	want := []ev{
 		{"900", carrier.StatusWaitingForShipment, false},
 		{"150", carrier.StatusInTransit, false},
-		{"400", carrier.StatusInTransit, false},
+		{"400", carrier.StatusInTransit, false}, // no phase: the statusId's status
 		{"455", carrier.StatusDeliveryFailed, false},
+		{"281", carrier.StatusOutForDelivery, false}, // the phase wins over the statusId
 		{"450", carrier.StatusDelivered, false},
 		{"606", carrier.StatusDelivered, true},
-		{"NEWCODE", "", false}, // no statusId: the textual code, unmapped
+		{"NEWCODE", "", false}, // no statusId, no phase: the textual code, unmapped
 	}
 	if len(tr.Events) != len(want) {
 		t.Fatalf("events %+v", tr.Events)
@@ -120,38 +142,20 @@ func TestTrack(t *testing.T) {
 			t.Errorf("event %d = %+v, want %+v", i, g, w)
 		}
 	}
-	if tr.Events[0].Description != "Data received" || tr.Events[6].Description != "NEWCODE" {
-		t.Errorf("descriptions %q %q", tr.Events[0].Description, tr.Events[6].Description)
+	if tr.Events[0].Description != "Data received" || tr.Events[7].Description != "NEWCODE" {
+		t.Errorf("descriptions %q %q", tr.Events[0].Description, tr.Events[7].Description)
 	}
-	if at := tr.Events[4].At; !at.Equal(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) {
+	if at := tr.Events[5].At; !at.Equal(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)) {
 		t.Errorf("event time %v", at)
 	}
-	if at := tr.Events[6].At; !at.Equal(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)) {
+	if at := tr.Events[7].At; !at.Equal(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)) {
 		t.Errorf("zone-less event time %v, want Prague time", at)
 	}
 
-	// A state newer than the events and saying more: one more event.
-	e.sandbox.setTracking("40000002000", "OutForDelivery", "2026-11-22T07:30:00Z",
-		event(150, "PICKUP", "Picked up", "2026-11-21T15:00:00Z"))
-	tr, err = e.c.Track(ctx, e.settings, carrier.TrackingRequest{TrackingNumber: "40000002000"})
-	if err != nil || len(tr.Events) != 2 || tr.Events[1].Code != "OutForDelivery" || tr.Events[1].Status != carrier.StatusOutForDelivery ||
-		!tr.Events[1].At.Equal(time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)) {
-		t.Errorf("state event: %+v, %v", tr.Events, err)
-	}
-
-	// A stale state (older than the newest event) and "None" add nothing.
-	e.sandbox.setTracking("40000003000", "Active", "2026-11-21T08:00:00Z",
-		event(150, "PICKUP", "Picked up", "2026-11-21T15:00:00Z"))
-	e.sandbox.setTracking("40000004000", "None", "")
-	for _, n := range []string{"40000003000", "40000004000"} {
-		tr, err = e.c.Track(ctx, e.settings, carrier.TrackingRequest{TrackingNumber: n})
-		for _, ev := range tr.Events {
-			if ev.Code == "Active" || ev.Code == "None" {
-				t.Errorf("%s: state event %+v", n, ev)
-			}
-		}
-		if err != nil || !tr.Recognized {
-			t.Errorf("%s: %+v, %v", n, tr, err)
-		}
+	// A parcel with no events yet: recognized, nothing to say.
+	e.sandbox.setTracking("40000004000")
+	tr, err = e.c.Track(ctx, e.settings, carrier.TrackingRequest{TrackingNumber: "40000004000"})
+	if err != nil || !tr.Recognized || len(tr.Events) != 0 {
+		t.Errorf("no events: %+v, %v", tr, err)
 	}
 }
