@@ -62,6 +62,10 @@
 // (parcel-de-shipping-v2_2.yaml, v2.1.13), DHL's table of ICE events, RIC
 // reasons and TTpro codes (parcel_de_ice_event_ric_combinations_July_2024.csv)
 // and an example Unified tracking answer (dhl_unified_tracking_example.json).
+// The tests' fake holds every request and answer to the OpenAPI file through
+// vendorspec, strict: an object may carry only the properties its schema
+// names (so the shipper goes out without a phone: DHL's Shipper has none,
+// only the consignee's ContactAddress does [V]).
 // In comments [V] marks a fact from those or DHL's docs, [C] one from a
 // community client (karrio's dhl_parcel_de connector), [U] one nobody
 // confirmed. Assumptions not verified against the live API are kept in the

@@ -33,7 +33,8 @@ type shipmentOrder struct {
 	Services      *services `json:"services,omitempty"`
 }
 
-// address is Shipper and ContactAddress (Consignee) alike.
+// address is Shipper and ContactAddress (Consignee) alike; only the
+// consignee carries a phone.
 type address struct {
 	Name1         string `json:"name1"`
 	Name2         string `json:"name2,omitempty"`
@@ -185,6 +186,9 @@ func buildOrder(s carrier.Settings, req carrier.ShipmentRequest, format string) 
 		}
 	}
 	shipper, p := party(req.Sender, req.Origin, "origin_address", "sender_contact")
+	// DHL's Shipper has no phone (ContactAddress has): the document refuses
+	// one, so the sender's number stays out.
+	shipper.Phone = ""
 	problems = append(problems, p...)
 	consignee, p := party(req.Recipient, req.Destination, "destination_address", "recipient_contact")
 	problems = append(problems, p...)

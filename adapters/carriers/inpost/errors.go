@@ -150,7 +150,7 @@ var fields = map[string]string{
 	"insurance.currency":               "cash_on_delivery.currency",
 	"service":                          "product_type",
 	"reference":                        "reference_number",
-	"custom_attributes.target_point":   "targetPoint",
+	"custom_attributes.target_point":   carrier.PickupPointField,
 	"custom_attributes.sending_method": "sendingMethod",
 }
 

@@ -16,27 +16,38 @@
 // product supports it); for courier standard, express and palette the
 // adapter also sends insurance equal to the COD amount, which ShipX requires
 // (insurance ≥ COD). Courier shipments take 1–1000 parcels, locker shipments
-// exactly one. A locker shipment needs the target parcel locker
-// (custom_attributes.target_point): shipd's shipment has no field for it, so
-// it comes from the channel's targetPoint setting, and a locker product
-// without it is rejected on product_type. sendingMethod, when set, goes out
-// as custom_attributes.sending_method.
+// exactly one. A locker shipment goes to a parcel locker
+// (custom_attributes.target_point, required for locker services [V]): the
+// shipment's pickup point, else the channel's defaultPickupPoint, else
+// targetPoint, that setting's earlier name, which channels set up before
+// keep (carrier.Settings.PickupPoint); a locker ShipX does not know is a
+// Rejection of pickup_point_id with ShipX's message. ShipX documents
+// target_point for locker services only, so courier services take no point
+// (a shipment naming one is refused before ShipX is called). sendingMethod,
+// when set, goes out as custom_attributes.sending_method.
 //
 // Booking is asynchronous in ShipX: the create call answers with a shipment
-// in status created, and the adapter polls GET /v1/shipments/{id} (every
-// Config.PollInterval) until it is confirmed with a tracking number per
-// parcel, or until ctx ends (ErrUnavailable). Labels are one file for all
-// parcels (A6, pdf, zpl or epl). Cancelling works only before ShipX
+// (its id) in status created, and the adapter polls GET /v1/shipments/{id}
+// (every Config.PollInterval) until it is confirmed with a tracking number
+// per parcel, or until ctx ends (ErrUnavailable). The id is recorded through
+// ShipmentRequest.Booking before the first poll; an attempt given it back as
+// Booking.Handle polls that shipment and creates none. Labels are one file
+// for all parcels (A6, pdf, zpl or epl). Cancelling works only before ShipX
 // confirms a shipment; ShipX's invalid_action refusal comes back as a
 // Rejection with its message.
 //
-// Tracking reads GET /v1/tracking/{number}; every status ShipX documents is
-// in the explicit table of statuses.go, "other" and unknown codes map to
-// nothing. A 404 means the number is not recognized.
+// Tracking reads GET /v1/tracking/{number}; every status GET /v1/statuses
+// names (testdata/shipx-statuses.txt, transcribed with its source) is in the
+// explicit table of statuses.go or deliberately unmapped ("other"); unknown
+// codes map to nothing. A 404 means the number is not recognized.
 //
 // The vendor's reference is the ShipX documentation at
-// dokumentacja-inpost.atlassian.net/wiki/spaces/PL (no copy of it is in this
-// repository). In comments [V] marks a fact stated there, [C] one taken from
+// dokumentacja-inpost.atlassian.net/wiki/spaces/PL. InPost publishes no
+// OpenAPI file of ShipX, so the tests' fake is held to shipd's own strict
+// one, testdata/shipx.yaml, written from that documentation for the
+// operations used (field names, enums, required attributes; every object
+// closed through vendorspec, so an undocumented or misspelt attribute is
+// refused). In comments [V] marks a fact stated there, [C] one taken from
 // the community PHP SDK michalbiarda/shipx-php-sdk, [U] one nobody confirmed.
 // Unverified assumptions are kept in the const block "Unverified
 // assumptions" below (label type A6 for every service, tracking accepting
@@ -46,7 +57,10 @@
 // nested or dotted validation details (errors.go), Polish phone numbers sent
 // as nine digits without +48, parcels sent as dimensions in mm and weight in
 // kg for every service (no templates), and the price read from
-// selected_offer.rate/currency (shipments.go).
+// selected_offer.rate/currency (shipments.go); the names of GET /v1/statuses
+// as two community clients transcribe the answer [C] (testdata); that
+// ShipX's validation details name custom_attributes.target_point for a
+// locker it does not know (errors.go maps that path to pickup_point_id).
 package inpost
 
 import (
@@ -168,8 +182,10 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 				Description: "ShipX organization id the token belongs to."},
 			{Key: "productType", Type: carrier.TypeString, Enum: productCodes, Default: ServiceCourierStandard,
 				Description: "ShipX service used for shipments; cash on delivery keeps the same service."},
+			{Key: carrier.DefaultPickupPointSetting, Type: carrier.TypeString,
+				Description: "Parcel locker id (e.g. KRA010) of locker shipments (inpost_locker_standard) that name no pickup_point_id."},
 			{Key: "targetPoint", Type: carrier.TypeString,
-				Description: "Parcel locker id (e.g. KRA010) that locker shipments go to; required for inpost_locker_standard."},
+				Description: "Earlier name of defaultPickupPoint, still read when that is empty (channels set up before keep it); use defaultPickupPoint."},
 			{Key: "sendingMethod", Type: carrier.TypeString,
 				Description: "ShipX sending_method (e.g. dispatch_order, parcel_locker, pok); empty = the organization's default."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use the ShipX sandbox instead of production."},

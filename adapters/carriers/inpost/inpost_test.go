@@ -66,7 +66,7 @@ func TestInfo(t *testing.T) {
 	if keys["sandboxMode"].Default != true || keys["defaultLabelFormat"].Default != "pdf" {
 		t.Errorf("sandboxMode/defaultLabelFormat defaults: %+v %+v", keys["sandboxMode"], keys["defaultLabelFormat"])
 	}
-	for _, k := range []string{"targetPoint", "sendingMethod"} {
+	for _, k := range []string{"defaultPickupPoint", "targetPoint", "sendingMethod"} {
 		if s, ok := keys[k]; !ok || s.Required {
 			t.Errorf("%s should be an optional setting: %+v", k, s)
 		}

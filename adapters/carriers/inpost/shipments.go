@@ -3,6 +3,7 @@ package inpost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -98,7 +99,10 @@ func product(s carrier.Settings, req carrier.ShipmentRequest) string {
 }
 
 // CreateShipment books req in simplified mode and waits until ShipX has
-// confirmed it with a tracking number per parcel.
+// confirmed it with a tracking number per parcel. ShipX creates the shipment
+// (its id) at once and confirms it later: the id is recorded through
+// req.Booking before the wait, and an attempt given that id back
+// (req.Booking.Handle) polls the shipment instead of creating another.
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
 	if err := checkSettings(s); err != nil {
 		return carrier.CreatedShipment{}, err
@@ -107,21 +111,21 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if err != nil {
 		return carrier.CreatedShipment{}, err
 	}
-	res, err := c.do(ctx, s, http.MethodPost, "/v1/organizations/"+url.PathEscape(s.String("organizationId"))+"/shipments", body)
-	if err != nil {
-		return carrier.CreatedShipment{}, err
-	}
-	if res.Status != http.StatusCreated && res.Status != http.StatusOK {
-		return carrier.CreatedShipment{}, apiError(res, "organizationId")
-	}
 	var sh shipmentAnswer
-	if err := decode(res, &sh); err != nil {
-		return carrier.CreatedShipment{}, err
+	id := strings.TrimSpace(req.Booking.Handle)
+	if id != "" {
+		if sh, err = c.shipment(ctx, s, id); err != nil {
+			return carrier.CreatedShipment{}, err
+		}
+	} else {
+		if sh, err = c.create(ctx, s, body); err != nil {
+			return carrier.CreatedShipment{}, err
+		}
+		id = sh.ID.String()
+		if err := req.Booking.Accept(ctx, id); err != nil {
+			return carrier.CreatedShipment{}, acceptError(id, err)
+		}
 	}
-	if sh.ID == "" {
-		return carrier.CreatedShipment{}, carrierhttp.Unavailable("inpost: created shipment without id")
-	}
-	id := sh.ID.String()
 	for {
 		done, err := settled(sh, len(body.Parcels))
 		if err != nil {
@@ -137,6 +141,36 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 			return carrier.CreatedShipment{}, err
 		}
 	}
+}
+
+// create sends the shipment; ShipX answers with it, id set, not yet confirmed.
+func (c *Carrier) create(ctx context.Context, s carrier.Settings, body *shipmentRequest) (shipmentAnswer, error) {
+	res, err := c.do(ctx, s, http.MethodPost, "/v1/organizations/"+url.PathEscape(s.String("organizationId"))+"/shipments", body)
+	if err != nil {
+		return shipmentAnswer{}, err
+	}
+	if res.Status != http.StatusCreated && res.Status != http.StatusOK {
+		return shipmentAnswer{}, apiError(res, "organizationId")
+	}
+	var sh shipmentAnswer
+	if err := decode(res, &sh); err != nil {
+		return shipmentAnswer{}, err
+	}
+	if sh.ID == "" {
+		return shipmentAnswer{}, carrierhttp.Unavailable("inpost: created shipment without id")
+	}
+	return sh, nil
+}
+
+// acceptError is a failed record of the booking's handle: a Rejection as it
+// is, anything else unavailability (the next attempt may book again).
+func acceptError(id string, err error) error {
+	var r *carrier.Rejection
+	var rs carrier.Rejections
+	if errors.As(err, &r) || errors.As(err, &rs) || errors.Is(err, carrier.ErrUnavailable) {
+		return err
+	}
+	return carrierhttp.Unavailable("inpost: recording shipment %s: %w", id, err)
 }
 
 // settled reports whether ShipX has finished booking sh (confirmed, one
@@ -231,16 +265,20 @@ func buildShipment(s carrier.Settings, req carrier.ShipmentRequest) (*shipmentRe
 		problems = append(problems, &carrier.Rejection{Field: "product_type",
 			Message: fmt.Sprintf("%q is not an InPost ShipX service (known: %s)", service, strings.Join(productCodes, ", "))})
 	}
-	target := strings.TrimSpace(s.String("targetPoint"))
+	target := targetPoint(s, req, service)
 	if lockerServices[service] {
 		if target == "" {
-			problems = append(problems, &carrier.Rejection{Field: "product_type",
-				Message: service + " needs a target parcel locker: set the channel's targetPoint setting (e.g. KRA010) or use a courier service"})
+			problems = append(problems, carrier.Reject(carrier.PickupPointField,
+				"%s delivers to a parcel locker: name its id (e.g. KRA010) or set the channel's %s", service, carrier.DefaultPickupPointSetting))
 		}
 		if len(req.Parcels) > maxLockerParcels {
 			problems = append(problems, &carrier.Rejection{Field: "parcels",
 				Message: fmt.Sprintf("%s takes exactly one parcel per shipment, got %d", service, len(req.Parcels))})
 		}
+	}
+	if !lockerServices[service] && strings.TrimSpace(req.PickupPoint) != "" {
+		problems = append(problems, carrier.Reject(carrier.PickupPointField,
+			"%s delivers to the address and takes no pickup point (ShipX reads target_point for locker services only)", service))
 	}
 	if len(req.Parcels) == 0 || len(req.Parcels) > maxCourierParcels {
 		problems = append(problems, &carrier.Rejection{Field: "parcels",
@@ -287,6 +325,17 @@ func buildShipment(s carrier.Settings, req carrier.ShipmentRequest) (*shipmentRe
 		}
 	}
 	return out, nil
+}
+
+// targetPoint is the parcel locker of a locker shipment: the one req names,
+// else the channel's defaultPickupPoint (or its earlier name targetPoint).
+// Courier services deliver to the address: ShipX documents target_point
+// for locker services only [V], so they take none.
+func targetPoint(s carrier.Settings, req carrier.ShipmentRequest, service string) string {
+	if !lockerServices[service] {
+		return ""
+	}
+	return s.PickupPoint(req.PickupPoint)
 }
 
 // mmOf converts centimetres to whole millimetres.

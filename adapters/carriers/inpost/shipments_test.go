@@ -148,19 +148,19 @@ func TestLockerShipments(t *testing.T) {
 	one.Parcels = one.Parcels[:1]
 	one.COD = &carrier.Money{Minor: 5000, Currency: "PLN"}
 
-	rejection(t, func() error { _, err := c.CreateShipment(ctx, s, one); return err }(), "product_type", "targetPoint")
+	rejection(t, func() error { _, err := c.CreateShipment(ctx, s, one); return err }(), carrier.PickupPointField, "defaultPickupPoint")
 	two := one
 	two.Parcels = courierRequest().Parcels[:2]
 	_, err := c.CreateShipment(ctx, s, two)
 	var rs carrier.Rejections
-	if !errors.As(err, &rs) || len(rs) != 2 || rs[0].Field != "product_type" || rs[1].Field != "parcels" {
+	if !errors.As(err, &rs) || len(rs) != 2 || rs[0].Field != carrier.PickupPointField || rs[1].Field != "parcels" {
 		t.Fatalf("locker, two parcels, no target point: %v", err)
 	}
 	if n := len(f.callLog()); n != 0 {
 		t.Errorf("refused shipments still called ShipX %d times", n)
 	}
 
-	s["targetPoint"] = "KRA010"
+	s["targetPoint"] = "KRA010" // the setting's earlier name still works
 	s["sendingMethod"] = "parcel_locker"
 	rejection(t, func() error { _, err := c.CreateShipment(ctx, s, two); return err }(), "parcels", "exactly one parcel")
 	out, err := c.CreateShipment(ctx, s, one)
@@ -282,7 +282,7 @@ func TestValidationDetailShapes(t *testing.T) {
 	for _, r := range rs {
 		fields = append(fields, r.Field)
 	}
-	want := []string{"additional_services", "targetPoint", "parcels.0.width_dimension", "recipient_contact.phone_number", "product_type"}
+	want := []string{"additional_services", carrier.PickupPointField, "parcels.0.width_dimension", "recipient_contact.phone_number", "product_type"}
 	if !slices.Equal(fields, want) {
 		t.Errorf("fields %v, want %v", fields, want)
 	}

@@ -2,87 +2,105 @@ package inpost
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"shipd/platform/carrier"
 )
 
-// TestStatusTable lists every ShipX status the ShipX documentation names
-// (and the permanently_redirected_* / unstack_* variants) with the standard
-// status it must map to; "" means deliberately unmapped.
+// TestStatusTable takes ShipX's statuses from testdata/shipx-statuses.txt
+// (the names GET /v1/statuses answers) and holds the table to them: every
+// status mapped as expected here or deliberately unmapped with a reason,
+// nothing mapped that ShipX does not have.
 func TestStatusTable(t *testing.T) {
 	want := map[string]carrier.TrackingStatus{
-		"created":         carrier.StatusCreated,
-		"offers_prepared": carrier.StatusCreated,
-		"offer_selected":  carrier.StatusCreated,
-		"confirmed":       carrier.StatusWaitingForShipment,
+		"created": carrier.StatusCreated, "offers_prepared": carrier.StatusCreated, "offer_selected": carrier.StatusCreated,
+		"confirmed": carrier.StatusWaitingForShipment,
 
-		"dispatched_by_sender":                             carrier.StatusInTransit,
-		"dispatched_by_sender_to_pok":                      carrier.StatusInTransit,
-		"collected_from_sender":                            carrier.StatusInTransit,
-		"taken_by_courier":                                 carrier.StatusInTransit,
-		"taken_by_courier_from_pok":                        carrier.StatusInTransit,
-		"adopted_at_source_branch":                         carrier.StatusInTransit,
-		"sent_from_source_branch":                          carrier.StatusInTransit,
-		"adopted_at_sorting_center":                        carrier.StatusInTransit,
-		"sent_from_sorting_center":                         carrier.StatusInTransit,
-		"adopted_at_target_branch":                         carrier.StatusInTransit,
-		"readdressed":                                      carrier.StatusInTransit,
-		"redirect_to_box":                                  carrier.StatusInTransit,
-		"permanently_redirected_to_box_machine":            carrier.StatusInTransit,
-		"permanently_redirected_to_customer_service_point": carrier.StatusInTransit,
-		"unstack_from_box_machine":                         carrier.StatusInTransit,
-		"unstack_from_customer_service_point":              carrier.StatusInTransit,
-		"canceled_redirect_to_box":                         carrier.StatusInTransit,
-		"delay_in_delivery":                                carrier.StatusInTransit,
+		"dispatched_by_sender": carrier.StatusInTransit, "dispatched_by_sender_to_pok": carrier.StatusInTransit,
+		"collected_from_sender": carrier.StatusInTransit, "taken_by_courier": carrier.StatusInTransit,
+		"taken_by_courier_from_pok": carrier.StatusInTransit, "taken_by_courier_from_customer_service_point": carrier.StatusInTransit,
+		"adopted_at_source_branch": carrier.StatusInTransit, "sent_from_source_branch": carrier.StatusInTransit,
+		"adopted_at_sorting_center": carrier.StatusInTransit, "sent_from_sorting_center": carrier.StatusInTransit,
+		"adopted_at_target_branch": carrier.StatusInTransit, "readdressed": carrier.StatusInTransit,
+		"redirect_to_box": carrier.StatusInTransit, "canceled_redirect_to_box": carrier.StatusInTransit,
+		"unstack_from_box_machine": carrier.StatusInTransit, "unstack_from_customer_service_point": carrier.StatusInTransit,
+		"delay_in_delivery": carrier.StatusInTransit,
 
-		"out_for_delivery":            carrier.StatusOutForDelivery,
-		"out_for_delivery_to_address": carrier.StatusOutForDelivery,
+		"out_for_delivery": carrier.StatusOutForDelivery, "out_for_delivery_to_address": carrier.StatusOutForDelivery,
 
-		"ready_to_pickup":                     carrier.StatusReadyForPickup,
-		"ready_to_pickup_from_pok":            carrier.StatusReadyForPickup,
-		"ready_to_pickup_from_pok_registered": carrier.StatusReadyForPickup,
-		"ready_to_pickup_from_branch":         carrier.StatusReadyForPickup,
-		"stack_in_box_machine":                carrier.StatusReadyForPickup,
-		"stack_in_customer_service_point":     carrier.StatusReadyForPickup,
-		"pickup_reminder_sent":                carrier.StatusReadyForPickup,
-		"pickup_reminder_sent_address":        carrier.StatusReadyForPickup,
+		"ready_to_pickup": carrier.StatusReadyForPickup, "ready_to_pickup_from_pok": carrier.StatusReadyForPickup,
+		"ready_to_pickup_from_pok_registered": carrier.StatusReadyForPickup, "ready_to_pickup_from_branch": carrier.StatusReadyForPickup,
+		"stack_in_box_machine": carrier.StatusReadyForPickup, "stack_in_customer_service_point": carrier.StatusReadyForPickup,
+		"courier_avizo_in_customer_service_point": carrier.StatusReadyForPickup,
+		"pickup_reminder_sent":                    carrier.StatusReadyForPickup, "pickup_reminder_sent_address": carrier.StatusReadyForPickup,
 
 		"delivered": carrier.StatusDelivered,
 
-		"avizo":                            carrier.StatusDeliveryFailed,
-		"pickup_time_expired":              carrier.StatusDeliveryFailed,
-		"stack_parcel_pickup_time_expired": carrier.StatusDeliveryFailed,
-		"rejected_by_receiver":             carrier.StatusDeliveryFailed,
-		"undelivered":                      carrier.StatusDeliveryFailed,
-		"undelivered_wrong_address":        carrier.StatusDeliveryFailed,
-		"undelivered_cod_cash_receiver":    carrier.StatusDeliveryFailed,
+		"avizo": carrier.StatusDeliveryFailed, "pickup_time_expired": carrier.StatusDeliveryFailed,
+		"stack_parcel_pickup_time_expired":                carrier.StatusDeliveryFailed,
+		"stack_parcel_in_box_machine_pickup_time_expired": carrier.StatusDeliveryFailed,
+		"rejected_by_receiver":                            carrier.StatusDeliveryFailed, "undelivered": carrier.StatusDeliveryFailed,
+		"undelivered_wrong_address": carrier.StatusDeliveryFailed, "undelivered_incomplete_address": carrier.StatusDeliveryFailed,
+		"undelivered_unknown_receiver": carrier.StatusDeliveryFailed, "undelivered_cod_cash_receiver": carrier.StatusDeliveryFailed,
+		"undelivered_no_mailbox": carrier.StatusDeliveryFailed, "undelivered_not_live_address": carrier.StatusDeliveryFailed,
+		"undelivered_lack_of_access_letterbox": carrier.StatusDeliveryFailed,
 
-		"returned_to_sender": carrier.StatusReturned,
-		"canceled":           carrier.StatusCancelled,
+		"returned_to_sender": carrier.StatusReturned, "return_pickup_confirmation_to_sender": carrier.StatusReturned,
+		"canceled": carrier.StatusCancelled,
+		"missing":  carrier.StatusOnHold, "claimed": carrier.StatusOnHold, "oversized": carrier.StatusOnHold,
 
-		"missing":   carrier.StatusOnHold,
-		"claimed":   carrier.StatusOnHold,
-		"oversized": carrier.StatusOnHold,
-
-		"other": "", // says nothing: deliberately unmapped
+		"other": "", // deliberately unmapped (unmappedStatuses)
 	}
-	for code, status := range want {
+	raw, err := os.ReadFile("testdata/shipx-statuses.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipx := map[string]bool{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			shipx[line] = true
+		}
+	}
+	if len(shipx) != 53 {
+		t.Fatalf("%d ShipX statuses in testdata, want 53", len(shipx))
+	}
+	for code := range shipx {
+		status, ok := want[code]
+		if !ok {
+			t.Errorf("ShipX status %s has no expectation in this test", code)
+			continue
+		}
 		if got := Statuses.Status(code); got != status {
 			t.Errorf("%s → %q, want %q", code, got, status)
 		}
-		if status != "" && !status.Valid() {
+		_, mapped := Statuses[code]
+		reason, unmapped := unmappedStatuses[code]
+		switch {
+		case mapped == unmapped:
+			t.Errorf("%s: mapped %v, listed unmapped %v; want exactly one", code, mapped, unmapped)
+		case unmapped && reason == "":
+			t.Errorf("%s is unmapped without a reason", code)
+		case mapped && !status.Valid():
 			t.Errorf("%s: %q is not a standard status", code, status)
 		}
 	}
-	for code := range Statuses {
-		if _, ok := want[code]; !ok {
-			t.Errorf("table has %s, which this test does not list", code)
+	for code := range want {
+		if !shipx[code] {
+			t.Errorf("this test expects %s, which ShipX does not list", code)
 		}
 	}
-	if _, ok := Statuses["other"]; ok {
-		t.Error(`"other" must have no entry`)
+	for code := range Statuses {
+		if !shipx[code] {
+			t.Errorf("the table maps %s, which ShipX does not list", code)
+		}
+	}
+	for code := range unmappedStatuses {
+		if !shipx[code] {
+			t.Errorf("%s is listed unmapped but ShipX does not list it", code)
+		}
 	}
 }
 
