@@ -330,6 +330,7 @@ func TestFieldOfDHLMessages(t *testing.T) {
 		"#/content/packages/2/identifiers/0: extraneous key [dataIdentifier] is not permitted":       "parcels.2",
 		"#/productCode: expected minLength: 1, actual: 0":                                            "product_type",
 		"998: ShipTimeStamp is not well formatted.":                                                  "",
+		"4001: Product not available for this origin and/or destination.":                            "",
 		"#/plannedShippingDateAndTime: the date is in the past":                                      "shipping_date",
 		"7147: The shipment description #/content/description Match Keyword[Description:UNIQUE JEW]": settingDescription,
 		"7008: The requested Special Service Code  #/valueAddedServices/0/serviceCode 'xx' is not":   "#/valueAddedServices/0/serviceCode",
@@ -527,5 +528,15 @@ func TestFakeRefusesRequestsOutsideDHLsOpenAPI(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusUnprocessableEntity || len(refused) != 1 {
 		t.Errorf("png labels, alpha-3 country, an undocumented houseNumber, no dimensions: HTTP %d, %d refusals", res.StatusCode, len(refused))
+	}
+}
+
+func TestLabelInAnotherFormatIsAnError(t *testing.T) {
+	ans := shipmentResponse{ShipmentTrackingNumber: "5374534601", Documents: []document{{ImageFormat: "PDF", Content: "JVBERi0=", TypeCode: "label"}}}
+	if _, err := bookingLabels(ans, "zpl", 1); err == nil || !strings.Contains(err.Error(), "not the zpl") {
+		t.Errorf("a PDF for zpl: %v", err)
+	}
+	if ls, err := bookingLabels(ans, "pdf", 1); err != nil || len(ls) != 1 || string(ls[0].Data) != "%PDF-" {
+		t.Errorf("a PDF for pdf: %v %v", ls, err)
 	}
 }

@@ -65,8 +65,9 @@ func rejection(res *carrierhttp.Response, what string) error {
 
 var (
 	// pointer is the request path a message names, as a JSON pointer
-	// ("#/content/packages/0/weight") or bare ("receiverDetails/postalAddress/postalCode").
-	pointer = regexp.MustCompile(`#(/[A-Za-z0-9_]+)+|[A-Za-z][A-Za-z0-9_]*(/[A-Za-z0-9_]+)+`)
+	// ("#/content/packages/0/weight") or bare ("receiverDetails/postalAddress/postalCode",
+	// three segments at least, so that prose such as "and/or" is none).
+	pointer = regexp.MustCompile(`#(/[A-Za-z0-9_]+)+|[A-Za-z][A-Za-z0-9_]*(/[A-Za-z0-9_]+){2,}`)
 	// requiredKey is the key a "required key [x] not found" message misses.
 	requiredKey = regexp.MustCompile(`required key \[([A-Za-z0-9_]+)\]`)
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"shipd/platform/carrier"
 )
@@ -42,6 +43,12 @@ func bookingLabels(ans shipmentResponse, format string, parcels int) ([]carrier.
 		}
 		if at < 0 || at >= len(docs) || filled[at] {
 			return nil, fmt.Errorf("dhl_express: shipment %s: label %d names piece %v, which fits no parcel", ans.ShipmentTrackingNumber, i+1, d.PackageReferenceNumber)
+		}
+		// A PDF where a printer language was asked for, or the reverse,
+		// would print nothing useful (DHL's names of zpl and epl are not
+		// documented, so only PDF is told apart).
+		if f := strings.ToLower(strings.TrimSpace(d.ImageFormat)); f != "" && (f == "pdf") != (format == "pdf") {
+			return nil, fmt.Errorf("dhl_express: shipment %s: label %d is %s, not the %s asked for", ans.ShipmentTrackingNumber, i+1, d.ImageFormat, format)
 		}
 		data, err := base64.StdEncoding.DecodeString(d.Content)
 		if err != nil {
