@@ -136,9 +136,11 @@ var (
 	// [U]); heavier parcels are refused before any call. Home delivery
 	// limits depend on the carrier and are left to Packeta.
 	maxPointWeightKG = 10.0
-	// barcodePrefix: a packet's barcode is "Z" followed by its id [C: the
-	// label guide's tracking code format Z1234567890]; Track turns a
-	// tracking number back into the packet id this way.
+	// barcodePrefix: a packet's barcode is "Z" followed by its ten-digit id
+	// (Packeta's label guide gives the tracking code's form, Z1234567890
+	// [V]; that the digits are the packet id is [C]). Only Track relies on
+	// it, to turn a tracking number back into the packet id; bookings keep
+	// both (ProviderShipmentID).
 	barcodePrefix = "Z"
 	// zplDPI is the resolution asked of packetLabelZpl (203 dpi, the common
 	// thermal printer) [U].
