@@ -12,8 +12,10 @@
 // (all listed below and in the Assumed* constants).
 //
 // Hosts [V: the file's servers]: the API on api.allegro.pl (production) and
-// api.allegro.pl.allegrosandbox.pl (sandbox); OAuth2 tokens on allegro.pl and
-// allegro.pl.allegrosandbox.pl, path /auth/oauth/token [V: securitySchemes].
+// api.allegro.pl.allegrosandbox.pl (sandbox); OAuth2 tokens on allegro.pl,
+// path /auth/oauth/token [V: securitySchemes], and in the sandbox on
+// allegro.pl.allegrosandbox.pl (AssumedSandboxAuthHost: the file names
+// production's only).
 // Every call sends Accept and Content-Type
 // application/vnd.allegro.public.v1+json [V].
 //
@@ -22,24 +24,30 @@
 // [V]; a server cannot run them per call. A merchant therefore authorizes
 // shipd's Allegro app once (outside shipd) and stores clientId, clientSecret
 // and the refreshToken it got; the adapter exchanges the refresh token at
-// /auth/oauth/token (grant_type=refresh_token, client id and secret in HTTP
-// Basic) for an access token, kept per host and credentials in
+// /auth/oauth/token (grant_type=refresh_token; client id and secret in HTTP
+// Basic, AssumedTokenBodyParams) for an access token, kept per host and credentials in
 // carrierhttp.Tokens until shortly before it expires and dropped on a 401
-// (one more try, then a Rejection blaming refreshToken). Allegro issues a
-// new refresh token with every refresh [V] and may retire the old one [U]:
-// the adapter cannot write the channel's encrypted settings, so it keeps the
-// newest refresh token in memory per channel credentials and refreshes with
-// it while the process lives; after a restart it starts again from the
-// stored one, and when Allegro has retired that (invalid_grant) the channel
-// is refused on refreshToken, asking the merchant to authorize again
-// (AssumedRefreshRotation). Access tokens last 12 hours [V: docs], so a
-// process refreshes about twice a day per channel.
+// (one more try, then a Rejection blaming refreshToken). Allegro answers a
+// refresh with a new refresh token and may retire the one used
+// (AssumedRefreshRotation: neither is in the file). The adapter cannot write the
+// channel's encrypted settings, so it keeps the newest refresh token in
+// memory per channel credentials and refreshes with it while the process
+// lives (falling back to the stored one once if the newest is refused: a
+// second process may have rotated past it); after a restart it starts again
+// from the stored one, and when Allegro has retired that (invalid_grant) the
+// channel is refused on refreshToken, asking the merchant to authorize
+// again and store the new token. Several shipd processes sharing one
+// channel each rotate on their own, so with strict single use they can
+// retire each other's tokens: this is the assumption to verify first.
 //
 // Products. Allegro's delivery methods (deliveryMethodId, UUIDs) are the
 // methods the merchant's buyers chose from and differ per account [V: the
 // delivery-services resource lists them per merchant]; a shipment names one
 // in deliveryMethodId and, for delivery to a parcel locker or shop, the
-// point in receiver.point [V: ReceiverAddressDto]. shipd's products are
+// point in receiver.point [V: ReceiverAddressDto]. The file marks
+// deliveryMethodId deprecated in favour of carrier, cashOnDelivery and
+// packages.transportingInfo, fields its request schema does not have yet, so
+// deliveryMethodId stays the one way to name the method [V]. shipd's products are
 // therefore the two ways of delivery, each bound to a method id the channel
 // names in its settings: COURIER (setting deliveryMethodId, to the address,
 // no point) and PICKUP_POINT (setting pickupPointDeliveryMethodId, the
@@ -84,8 +92,11 @@
 // CENTIMETER, the only units Allegro takes [V].
 //
 // Unverified assumptions (every one in one place, the Assumed* constants):
-//   - [U] AssumedRefreshRotation: Allegro may retire a used refresh token;
-//     the newest is kept in memory only (see Authentication).
+//   - [U] AssumedRefreshRotation: a refresh answers a new refresh token and
+//     Allegro may retire the used one; the newest is kept in memory only,
+//     per process (see Authentication).
+//   - [U] AssumedSandboxAuthHost: the sandbox's tokens come from
+//     allegro.pl.allegrosandbox.pl/auth/oauth/token.
 //   - [U] AssumedDuplicateCommandRefused: a second POST of an existing
 //     commandId creates nothing (refused or echoed); either way the adapter
 //     reads the command and resumes it.
@@ -98,9 +109,9 @@
 //   - [U] AssumedMaxParcels: 10 packages per shipment.
 //   - [U] AssumedErrorPaths: Error400.path names the request property as
 //     dotted path, packages indexed as packages[i] (input. prefix allowed).
-//   - [U] AssumedTokenBodyParams: the token endpoint takes grant_type and
-//     refresh_token in the form body (Allegro's examples put them in the
-//     query string).
+//   - [U] AssumedTokenBodyParams: the token endpoint takes the app's id and
+//     secret in HTTP Basic and grant_type and refresh_token in the form body
+//     (Allegro's examples put them in the query string; OAuth2 allows both).
 package allegro
 
 import (
@@ -121,7 +132,7 @@ const (
 	ProductionHost     = "https://api.allegro.pl"
 	SandboxHost        = "https://api.allegro.pl.allegrosandbox.pl"
 	ProductionAuthHost = "https://allegro.pl"
-	SandboxAuthHost    = "https://allegro.pl.allegrosandbox.pl"
+	SandboxAuthHost    = AssumedSandboxAuthHost
 	tokenPath          = "/auth/oauth/token"
 	shipmentsBase      = "/shipment-management"
 	// mediaType is Allegro's versioned JSON type of every request and answer.
@@ -134,6 +145,7 @@ const (
 // Assumptions not confirmed by Allegro's documentation; every one in one place.
 const (
 	AssumedRefreshRotation         = true
+	AssumedSandboxAuthHost         = "https://allegro.pl.allegrosandbox.pl"
 	AssumedDuplicateCommandRefused = true
 	AssumedWaybillsInOrder         = true
 	AssumedDefaultCarrierID        = "ALLEGRO"

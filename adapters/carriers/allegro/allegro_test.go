@@ -3,6 +3,7 @@ package allegro
 import (
 	"context"
 	"errors"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -418,5 +419,48 @@ func TestPollSurvivesHiccups(t *testing.T) {
 	}
 	if f.shipmentCount() != 1 {
 		t.Errorf("%d shipments", f.shipmentCount())
+	}
+}
+
+// A waybill of the pickup-point method is asked of its carrier id too; a
+// carrier id Allegro does not know is refused on the setting that named it.
+func TestTrackAsksEachCarrierOfTheChannel(t *testing.T) {
+	f := newFake(t)
+	c := f.carrier()
+	s := testSettings()
+	s["carrierId"] = "DPD"
+	s["pickupPointCarrierId"] = "ALLEGRO"
+	f.addTracking("A000009E5D201", "PENDING", "AVAILABLE_FOR_PICKUP")
+	// DPD is unknown to the fake: the first carrier's 400 is the answer.
+	if _, err := c.Track(ctxT(t), s, carrier.TrackingRequest{TrackingNumber: "A000009E5D201"}); !slices.Equal(field(err), []string{"carrierId"}) {
+		t.Errorf("an unknown carrier id: %v", err)
+	}
+	s["carrierId"], s["pickupPointCarrierId"] = "ALLEGRO", "INPOST"
+	tr, err := c.Track(ctxT(t), s, carrier.TrackingRequest{TrackingNumber: "A000009E5D201"})
+	if err != nil || !tr.Recognized || tr.Events[1].Status != carrier.StatusReadyForPickup {
+		t.Errorf("tracked %+v %v", tr, err)
+	}
+	if _, err := c.Track(ctxT(t), s, carrier.TrackingRequest{TrackingNumber: "UNKNOWN1"}); !slices.Equal(field(err), []string{"pickupPointCarrierId"}) {
+		t.Errorf("a waybill unknown to ALLEGRO, then an unknown carrier id: %v", err)
+	}
+}
+
+// The fake holds the adapter to Allegro's file strictly: an invented or
+// misspelt property is refused at every depth, addresses included (fixSpec).
+func TestFakeRefusesUndocumentedProperties(t *testing.T) {
+	sp := loadSpec(t)
+	good := `{"commandId":"x","input":{"deliveryMethodId":"m","sender":{"name":"a","street":"s","postalCode":"00-001","city":"c","countryCode":"PL","email":"e","phone":"1"},"receiver":{"name":"a","street":"s","postalCode":"00-001","city":"c","countryCode":"PL","email":"e","phone":"1","point":"P"},"packages":[{"type":"PACKAGE","length":{"value":1,"unit":"CENTIMETER"},"width":{"value":1,"unit":"CENTIMETER"},"height":{"value":1,"unit":"CENTIMETER"},"weight":{"value":1,"unit":"KILOGRAMS"}}],"labelFormat":"PDF"}}`
+	for body, refused := range map[string]bool{
+		good: false,
+		strings.Replace(good, `"point":"P"`, `"pointId":"P"`, 1):                    true,
+		strings.Replace(good, `"labelFormat":"PDF"`, `"labelFormat":"EPL"`, 1):      true,
+		strings.Replace(good, `"type":"PACKAGE",`, `"type":"PACKAGE","kind":1,`, 1): true,
+		strings.Replace(good, `"email":"e",`, ``, 1):                                true,
+	} {
+		r, _ := http.NewRequest(http.MethodPost, specBase+shipmentsBase+"/shipments/create-commands", strings.NewReader(body))
+		r.Header.Set("Content-Type", mediaType)
+		if _, err := sp.CheckRequest(r); (err != nil) != refused {
+			t.Errorf("refused=%v, want %v: %v\n%s", err != nil, refused, err, body)
+		}
 	}
 }

@@ -31,8 +31,8 @@ type trackingAnswer struct {
 // turn (usually one); the first with a history answers. None: not
 // recognized.
 func (c *Carrier) Track(ctx context.Context, s carrier.Settings, req carrier.TrackingRequest) (carrier.Tracking, error) {
-	for _, carrierID := range trackingCarriers(s) {
-		t, err := c.track(ctx, s, carrierID, req.TrackingNumber)
+	for _, tc := range trackingCarriers(s) {
+		t, err := c.track(ctx, s, tc, req.TrackingNumber)
 		if err != nil || t.Recognized {
 			return t, err
 		}
@@ -40,17 +40,21 @@ func (c *Carrier) Track(ctx context.Context, s carrier.Settings, req carrier.Tra
 	return carrier.Tracking{}, nil
 }
 
+// trackingCarrier is a carrier id to ask and the setting that named it.
+type trackingCarrier struct{ id, setting string }
+
 // trackingCarriers are the distinct carrier ids of the channel's methods.
-func trackingCarriers(s carrier.Settings) []string {
-	courier := setting(s, settingCarrierID, AssumedDefaultCarrierID)
-	point := setting(s, settingPointCarrierID, courier)
-	if point == courier {
-		return []string{courier}
+func trackingCarriers(s carrier.Settings) []trackingCarrier {
+	courier := trackingCarrier{setting(s, settingCarrierID, AssumedDefaultCarrierID), settingCarrierID}
+	point := trackingCarrier{setting(s, settingPointCarrierID, courier.id), settingPointCarrierID}
+	if point.id == courier.id {
+		return []trackingCarrier{courier}
 	}
-	return []string{courier, point}
+	return []trackingCarrier{courier, point}
 }
 
-func (c *Carrier) track(ctx context.Context, s carrier.Settings, carrierID, waybill string) (carrier.Tracking, error) {
+func (c *Carrier) track(ctx context.Context, s carrier.Settings, tc trackingCarrier, waybill string) (carrier.Tracking, error) {
+	carrierID := tc.id
 	path := "/order/carriers/" + url.PathEscape(carrierID) + "/tracking"
 	u := c.apiHost(s) + path + "?" + url.Values{"waybill": {waybill}}.Encode()
 	res, err := c.call(ctx, s, request{method: http.MethodGet, url: u})
@@ -62,7 +66,7 @@ func (c *Carrier) track(ctx context.Context, s carrier.Settings, carrierID, wayb
 	case http.StatusBadRequest:
 		// "unknown carrier id, missing or too many waybills" [V]: one
 		// waybill is sent, so the carrier id is what Allegro refuses.
-		return carrier.Tracking{}, carrier.Reject(settingCarrierID, "Allegro refused tracking with carrier id %q: %s", carrierID, snippet(res.Body))
+		return carrier.Tracking{}, carrier.Reject(tc.setting, "Allegro refused tracking with carrier id %q: %s", carrierID, snippet(res.Body))
 	default:
 		return carrier.Tracking{}, answerError("GET "+path, res.Status, res.Body, "")
 	}
