@@ -24,15 +24,15 @@ func TestTokenCachedAndRotated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if f.tokenCalls != 1 {
-		t.Errorf("%d token calls, want 1", f.tokenCalls)
+	if f.tokenCount() != 1 {
+		t.Errorf("%d token calls, want 1", f.tokenCount())
 	}
 	f.revokeAccess()
 	if _, err := c.Track(ctxT(t), s, carrier.TrackingRequest{TrackingNumber: "A1"}); err != nil {
 		t.Fatalf("after the access token was revoked: %v", err)
 	}
-	if f.tokenCalls != 2 {
-		t.Errorf("%d token calls, want 2", f.tokenCalls)
+	if f.tokenCount() != 2 {
+		t.Errorf("%d token calls, want 2", f.tokenCount())
 	}
 
 	// A restarted process knows only the stored refresh token, which
@@ -61,10 +61,10 @@ func TestWrongCredentials(t *testing.T) {
 		t.Errorf("a wrong refresh token: %v", err)
 	}
 
-	before := f.tokenCalls
+	before := f.tokenCount()
 	err = c.ValidateCredentials(ctxT(t), carrier.Settings{"clientId": "x"})
-	if !slices.Equal(field(err), []string{"clientSecret", "refreshToken"}) || f.tokenCalls != before {
-		t.Errorf("missing credentials: %v (%d token calls)", err, f.tokenCalls-before)
+	if !slices.Equal(field(err), []string{"clientSecret", "refreshToken"}) || f.tokenCount() != before {
+		t.Errorf("missing credentials: %v (%d token calls)", err, f.tokenCount()-before)
 	}
 
 	// Every access token refused: a rejection, after one more refresh.

@@ -105,8 +105,14 @@ func (c *Carrier) submit(ctx context.Context, s carrier.Settings, kind, commandI
 		return c.pollWait(res.Header), nil
 	}
 	if res.Status >= 400 && res.Status < 500 {
-		if _, found, err := c.command(ctx, s, commandPath(kind, commandID)); err == nil && found {
+		_, found, err := c.command(ctx, s, commandPath(kind, commandID))
+		switch {
+		case found:
 			return 0, nil
+		case errors.Is(err, carrier.ErrUnavailable):
+			// Whether Allegro has the command is unknown: a retry asks
+			// again rather than taking the refusal as final.
+			return 0, err
 		}
 	}
 	return 0, answerError("POST "+path, res.Status, res.Body, methodSetting)

@@ -540,3 +540,19 @@ func (f *fake) addTracking(waybill string, codes ...string) {
 		f.tracking[waybill] = append(f.tracking[waybill], st)
 	}
 }
+
+func (f *fake) tokenCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tokenCalls
+}
+
+// commands counts the create or cancel commands the fake took.
+func (f *fake) commands(kind string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if kind == "cancel" {
+		return len(f.cancels)
+	}
+	return len(f.creates)
+}
