@@ -1,0 +1,307 @@
+// Package allegro is the carrier adapter for Allegro's "Ship with Allegro"
+// (Wysyłam z Allegro): shipments, labels and cancellation through the
+// shipment-management resources of the Allegro REST API, tracking through
+// its order/carriers tracking resource. Provider code "allegro".
+//
+// Vendor material: Allegro's public OpenAPI 3.0 file (snapshot 2026-07,
+// copied to testdata/allegro-public-api.yaml); the fake of the tests
+// validates every request the adapter sends to the shipment-management and
+// tracking operations, and every answer it gives, against it (vendorspec).
+// In comments [V] marks a fact from that file or Allegro's developer
+// documentation, [C] one from a community client, [U] one nobody confirmed
+// (all listed below and in the Assumed* constants).
+//
+// Hosts [V: the file's servers]: the API on api.allegro.pl (production) and
+// api.allegro.pl.allegrosandbox.pl (sandbox); OAuth2 tokens on allegro.pl,
+// path /auth/oauth/token [V: securitySchemes], and in the sandbox on
+// allegro.pl.allegrosandbox.pl (AssumedSandboxAuthHost: the file names
+// production's only).
+// Every call sends Accept and Content-Type
+// application/vnd.allegro.public.v1+json [V].
+//
+// Authentication. Allegro grants user tokens only through the
+// authorization-code or device flow, both needing the merchant in a browser
+// [V]; a server cannot run them per call. A merchant therefore authorizes
+// shipd's Allegro app once (outside shipd) and stores clientId, clientSecret
+// and the refreshToken it got; the adapter exchanges the refresh token at
+// /auth/oauth/token (grant_type=refresh_token; client id and secret in HTTP
+// Basic, AssumedTokenBodyParams) for an access token, kept per host and credentials in
+// carrierhttp.Tokens until shortly before it expires and dropped on a 401
+// (one more try, then a Rejection blaming refreshToken). Allegro answers a
+// refresh with a new refresh token and may retire the one used
+// (AssumedRefreshRotation: neither is in the file). The adapter cannot write the
+// channel's encrypted settings, so it keeps the newest refresh token in
+// memory per channel credentials and refreshes with it while the process
+// lives (falling back to the stored one once if the newest is refused: a
+// second process may have rotated past it); after a restart it starts again
+// from the stored one, and when Allegro has retired that (invalid_grant) the
+// channel is refused on refreshToken, asking the merchant to authorize
+// again and store the new token. Several shipd processes sharing one
+// channel each rotate on their own, so with strict single use they can
+// retire each other's tokens: this is the assumption to verify first.
+//
+// Products. Allegro's delivery methods (deliveryMethodId, UUIDs) are the
+// methods the merchant's buyers chose from and differ per account [V: the
+// delivery-services resource lists them per merchant]; a shipment names one
+// in deliveryMethodId and, for delivery to a parcel locker or shop, the
+// point in receiver.point [V: ReceiverAddressDto]. The file marks
+// deliveryMethodId deprecated in favour of carrier, cashOnDelivery and
+// packages.transportingInfo, fields its request schema does not have yet, so
+// deliveryMethodId stays the one way to name the method [V]. shipd's products are
+// therefore the two ways of delivery, each bound to a method id the channel
+// names in its settings: COURIER (setting deliveryMethodId, to the address,
+// no point) and PICKUP_POINT (setting pickupPointDeliveryMethodId, the
+// shipment's pickup point or the channel's defaultPickupPoint required). A
+// merchant using its own carrier agreement names it in credentialsId. Cash
+// on delivery is a field of the shipment, not a product [V]: both products
+// take it, in PLN or CZK [V: CashOnDeliveryLimitDto], amount with two
+// decimals [V: pattern]; codIban and codOwnerName say where Allegro pays it.
+//
+// Create is asynchronous [V]: POST create-commands with a commandId the
+// client chooses, then GET create-commands/{commandId} (every Retry-After
+// seconds [V]) until SUCCESS or ERROR, then GET shipments/{shipmentId},
+// whose packages carry one waybill each, in request order (the tracking
+// numbers; AssumedWaybillsInOrder). The commandId is a name-based UUID
+// (version 5) of the booking's Key, so every attempt at one shipment sends
+// the same one; it is recorded through Booking.Accept once Allegro took the
+// command and before polling, and an attempt given a Handle only polls.
+// An attempt that crashed before recording it POSTs the same commandId
+// again: should Allegro refuse the duplicate (the answer is undocumented,
+// AssumedDuplicateCommandRefused), the adapter finds the command by
+// GET and resumes it, so one shipment of shipd is one shipment at Allegro.
+//
+// Labels: POST /shipment-management/label with the shipment id answers one
+// file holding every package's label [V], in the format chosen when the
+// shipment was created (labelFormat PDF or ZPL [V]; the resource takes no
+// format), PDF on A6 pages (10×15 cm). Asked for the other format, Labels
+// says so (a Rejection).
+//
+// Cancel: POST cancel-commands, then GET cancel-commands/{commandId} until
+// SUCCESS or ERROR [V]; the commandId is derived from the shipment id, so a
+// retried cancel resumes too. Allegro refusing (e.g. already handed over)
+// comes back as a Rejection with its message.
+//
+// Tracking: GET /order/carriers/{carrierId}/tracking?waybill=… [V]. A
+// waybill does not name its carrier, so the channel names the carrier id of
+// each product's method (carrierId, pickupPointCarrierId, default ALLEGRO
+// [U]); Track asks each and takes the first answer with a history. Status
+// codes: the file's ParcelTrackingStatus enum, every one mapped (statuses.go).
+//
+// Parcels: the file names no limit on packages [V: no maxItems]; MaxParcels
+// (10) is our choice [U]. Weights go in KILOGRAMS and dimensions in
+// CENTIMETER, the only units Allegro takes [V].
+//
+// Unverified assumptions (every one in one place, the Assumed* constants):
+//   - [U] AssumedRefreshRotation: a refresh answers a new refresh token and
+//     Allegro may retire the used one; the newest is kept in memory only,
+//     per process (see Authentication).
+//   - [U] AssumedSandboxAuthHost: the sandbox's tokens come from
+//     allegro.pl.allegrosandbox.pl/auth/oauth/token.
+//   - [U] AssumedDuplicateCommandRefused: a second POST of an existing
+//     commandId creates nothing (refused or echoed); either way the adapter
+//     reads the command and resumes it.
+//   - [U] AssumedWaybillsInOrder: the created shipment's packages come in
+//     the order they were sent and each has its waybill once the command
+//     succeeded (a missing one is waited for by a retry).
+//   - [U] AssumedDefaultCarrierID: tracking of Allegro's own methods uses
+//     carrier id ALLEGRO (the file's example); other methods need the
+//     channel to name theirs.
+//   - [U] AssumedMaxParcels: 10 packages per shipment.
+//   - [U] AssumedErrorPaths: Error400.path names the request property as
+//     dotted path, packages indexed as packages[i] (input. prefix allowed).
+//   - [U] AssumedTokenBodyParams: the token endpoint takes the app's id and
+//     secret in HTTP Basic and grant_type and refresh_token in the form body
+//     (Allegro's examples put them in the query string; OAuth2 allows both).
+package allegro
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"shipd/adapters/carriers/internal/carrierhttp"
+	"shipd/platform/carrier"
+)
+
+// Code is the provider code.
+const Code = "allegro"
+
+// Documented hosts and paths [V: the OpenAPI file's servers and securitySchemes].
+const (
+	ProductionHost     = "https://api.allegro.pl"
+	SandboxHost        = "https://api.allegro.pl.allegrosandbox.pl"
+	ProductionAuthHost = "https://allegro.pl"
+	SandboxAuthHost    = AssumedSandboxAuthHost
+	tokenPath          = "/auth/oauth/token"
+	shipmentsBase      = "/shipment-management"
+	// mediaType is Allegro's versioned JSON type of every request and answer.
+	mediaType = "application/vnd.allegro.public.v1+json"
+	// DefaultPollInterval is the wait between command polls when Allegro
+	// suggests none (its Retry-After has minimum 1 [V]).
+	DefaultPollInterval = time.Second
+)
+
+// Assumptions not confirmed by Allegro's documentation; every one in one place.
+const (
+	AssumedRefreshRotation         = true
+	AssumedSandboxAuthHost         = "https://allegro.pl.allegrosandbox.pl"
+	AssumedDuplicateCommandRefused = true
+	AssumedWaybillsInOrder         = true
+	AssumedDefaultCarrierID        = "ALLEGRO"
+	AssumedMaxParcels              = 10
+	AssumedErrorPaths              = true
+	AssumedTokenBodyParams         = true
+)
+
+// MaxParcels is the most packages one shipment takes (AssumedMaxParcels).
+const MaxParcels = AssumedMaxParcels
+
+// Product codes.
+const (
+	ProductCourier     = "COURIER"
+	ProductPickupPoint = "PICKUP_POINT"
+)
+
+// Settings keys beyond the common ones.
+const (
+	settingClientID            = "clientId"
+	settingClientSecret        = "clientSecret"
+	settingRefreshToken        = "refreshToken"
+	settingDeliveryMethod      = "deliveryMethodId"
+	settingPointDeliveryMethod = "pickupPointDeliveryMethodId"
+	settingCredentialsID       = "credentialsId"
+	settingCarrierID           = "carrierId"
+	settingPointCarrierID      = "pickupPointCarrierId"
+	settingSenderPoint         = "senderPoint"
+	settingCODIban             = "codIban"
+	settingCODOwner            = "codOwnerName"
+)
+
+// labelFormats are the formats Allegro prints, shipd's name → Allegro's [V].
+var labelFormats = map[string]string{"pdf": "PDF", "zpl": "ZPL"}
+
+// codCurrencies are the currencies Allegro collects [V: CashOnDeliveryLimitDto].
+var codCurrencies = map[string]bool{"PLN": true, "CZK": true}
+
+// Config sets where the adapter sends its calls.
+type Config struct {
+	// ProductionURL and SandboxURL are the REST API hosts ("" =
+	// ProductionHost, SandboxHost).
+	ProductionURL, SandboxURL string
+	// ProductionAuthURL and SandboxAuthURL are the OAuth hosts ("" =
+	// ProductionAuthHost, SandboxAuthHost).
+	ProductionAuthURL, SandboxAuthURL string
+	// HTTPClient sends every call; nil = carrierhttp.DefaultClient.
+	HTTPClient *http.Client
+	// PollInterval, when set, is the wait between command polls whatever
+	// Allegro's Retry-After says (tests); 0 honours Retry-After.
+	PollInterval time.Duration
+}
+
+// Carrier is the Allegro adapter; one value serves every channel at once.
+type Carrier struct {
+	cfg     Config
+	tokens  carrierhttp.Tokens
+	rotated refreshTokens
+}
+
+// New keeps cfg as given: empty hosts fall back to Allegro's on each call.
+func New(cfg Config) *Carrier { return &Carrier{cfg: cfg} }
+
+var (
+	_ carrier.Provider = (*Carrier)(nil)
+	_ carrier.Shipper  = (*Carrier)(nil)
+	_ carrier.Tracker  = (*Carrier)(nil)
+)
+
+// products are the two ways a Ship with Allegro delivery method delivers.
+var products = []carrier.ProductType{
+	{Code: ProductCourier, Name: "Ship with Allegro, courier to the address (delivery method of setting deliveryMethodId)",
+		SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
+	{Code: ProductPickupPoint, Name: "Ship with Allegro, to a parcel locker or pickup point (delivery method of setting pickupPointDeliveryMethodId)",
+		SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
+}
+
+// Info describes the settings, products and label formats.
+func (c *Carrier) Info() carrier.ProviderInfo {
+	return carrier.ProviderInfo{
+		Code: Code,
+		Name: "Allegro (Ship with Allegro)",
+		Settings: []carrier.Setting{
+			{Key: settingClientID, Type: carrier.TypeString, Required: true, Description: "Client ID of the Allegro app the merchant authorized (apps.developer.allegro.pl)."},
+			{Key: settingClientSecret, Type: carrier.TypeString, Required: true, Secret: true, Description: "Client secret of that app."},
+			{Key: settingRefreshToken, Type: carrier.TypeString, Required: true, Secret: true, Description: "Refresh token the merchant got authorizing the app (authorization-code or device flow, scopes allegro:api:shipments:read and :write)."},
+			{Key: settingDeliveryMethod, Type: carrier.TypeString, Description: "Delivery method id (UUID) of product COURIER, as Allegro lists it for the account."},
+			{Key: settingPointDeliveryMethod, Type: carrier.TypeString, Description: "Delivery method id (UUID) of product PICKUP_POINT (a parcel locker or pickup point method)."},
+			{Key: settingCredentialsID, Type: carrier.TypeString, Description: "Id of the merchant's own carrier agreement registered at Allegro; empty for Allegro Standard methods."},
+			{Key: settingCarrierID, Type: carrier.TypeString, Default: AssumedDefaultCarrierID, Description: "Allegro's carrier id of the COURIER method, for tracking (e.g. ALLEGRO, DPD, INPOST)."},
+			{Key: settingPointCarrierID, Type: carrier.TypeString, Description: "Allegro's carrier id of the PICKUP_POINT method, for tracking; empty = carrierId."},
+			{Key: settingSenderPoint, Type: carrier.TypeString, Description: "Drop-off point id where the merchant hands parcels in, for methods that need one."},
+			{Key: settingCODIban, Type: carrier.TypeString, Description: "Bank account (IBAN) Allegro pays cash on delivery to, where the method needs one."},
+			{Key: settingCODOwner, Type: carrier.TypeString, Description: "Owner of that bank account."},
+			{Key: "productType", Type: carrier.TypeString, Enum: productCodes(), Default: ProductCourier, Description: "COURIER (to the address) or PICKUP_POINT (to a locker or pickup point)."},
+			{Key: carrier.DefaultPickupPointSetting, Type: carrier.TypeString, Description: "Pickup point id of PICKUP_POINT shipments that name none."},
+			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use Allegro's sandbox (api.allegro.pl.allegrosandbox.pl) instead of production."},
+			{Key: carrier.LabelFormatSetting, Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: carrier.DefaultLabelFormat, Description: "Label format when a shipment names none."},
+		},
+		ProductTypes: products,
+		LabelFormats: []string{"pdf", "zpl"},
+		SupportsCOD:  true,
+		MaxParcels:   MaxParcels,
+	}
+}
+
+func productCodes() []string {
+	out := make([]string, len(products))
+	for i, p := range products {
+		out[i] = p.Code
+	}
+	return out
+}
+
+// ValidateCredentials refreshes the access token: Allegro's token endpoint
+// checks the app's id and secret and the merchant's refresh token together.
+func (c *Carrier) ValidateCredentials(ctx context.Context, s carrier.Settings) error {
+	if err := checkCredentials(s); err != nil {
+		return err
+	}
+	_, err := c.token(ctx, s)
+	return err
+}
+
+// checkCredentials refuses settings that cannot be right before any call.
+func checkCredentials(s carrier.Settings) error {
+	var problems []*carrier.Rejection
+	for _, k := range []string{settingClientID, settingClientSecret, settingRefreshToken} {
+		if strings.TrimSpace(s.String(k)) == "" {
+			problems = append(problems, carrier.Reject(k, "is required by Allegro"))
+		}
+	}
+	return carrier.RejectionOf(problems)
+}
+
+// apiHost is the REST host of the channel's mode.
+func (c *Carrier) apiHost(s carrier.Settings) string {
+	return carrierhttp.BaseURL(s, orDefault(c.cfg.ProductionURL, ProductionHost), orDefault(c.cfg.SandboxURL, SandboxHost))
+}
+
+// authHost is the OAuth host of the channel's mode.
+func (c *Carrier) authHost(s carrier.Settings) string {
+	return carrierhttp.BaseURL(s, orDefault(c.cfg.ProductionAuthURL, ProductionAuthHost), orDefault(c.cfg.SandboxAuthURL, SandboxAuthHost))
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return strings.TrimRight(v, "/")
+}
+
+// setting is a trimmed string setting, def when empty.
+func setting(s carrier.Settings, key, def string) string {
+	if v := strings.TrimSpace(s.String(key)); v != "" {
+		return v
+	}
+	return def
+}
