@@ -398,3 +398,38 @@ func TestSchemaCoversTheWSDLOperations(t *testing.T) {
 		}
 	}
 }
+
+// The fake refuses what DPD's schema and WSDL would: each body below breaks
+// one rule.
+func TestSchemaRefusesWhatDPDWould(t *testing.T) {
+	w := loadWSDL(t, "testdata/dpd-pl-dpdservices.wsdl")
+	const auth = `<authDataV1><login>l</login><masterFid>1495</masterFid><password>p</password></authDataV1>`
+	ok := `<d:findPostalCodeV1 xmlns:d="http://dpdservices.dpd.com.pl/"><postalCodeV1><countryCode>PL</countryCode><zipCode>02274</zipCode></postalCodeV1>` + auth + `</d:findPostalCodeV1>`
+	cases := map[string]string{
+		"unknown element":   `<d:findPostalCodeV1 xmlns:d="http://dpdservices.dpd.com.pl/"><postalCodeV1><zipCode>02274</zipCode><city>W</city></postalCodeV1>` + auth + `</d:findPostalCodeV1>`,
+		"repeated element":  `<d:findPostalCodeV1 xmlns:d="http://dpdservices.dpd.com.pl/"><postalCodeV1><zipCode>1</zipCode><zipCode>2</zipCode></postalCodeV1>` + auth + `</d:findPostalCodeV1>`,
+		"not an int":        `<d:findPostalCodeV1 xmlns:d="http://dpdservices.dpd.com.pl/"><postalCodeV1/><authDataV1><masterFid>FID</masterFid></authDataV1></d:findPostalCodeV1>`,
+		"qualified child":   `<d:findPostalCodeV1 xmlns:d="http://dpdservices.dpd.com.pl/"><d:postalCodeV1/>` + auth + `</d:findPostalCodeV1>`,
+		"wrong namespace":   `<findPostalCodeV1 xmlns="http://example.com/"><postalCodeV1/>` + auth + `</findPostalCodeV1>`,
+		"unknown operation": `<d:cancelPackageV1 xmlns:d="http://dpdservices.dpd.com.pl/">` + auth + `</d:cancelPackageV1>`,
+		"missing authData":  `<d:findPostalCodeV1 xmlns:d="http://dpdservices.dpd.com.pl/"><postalCodeV1/></d:findPostalCodeV1>`,
+		"bad enumeration": `<d:generateSpedLabelsV4 xmlns:d="http://dpdservices.dpd.com.pl/"><dpdServicesParamsV1/><outputDocFormatV1>PNG</outputDocFormatV1>` +
+			`<outputDocPageFormatV1>LBL_PRINTER</outputDocPageFormatV1>` + auth + `</d:generateSpedLabelsV4>`,
+	}
+	n, err := parseXML(strings.NewReader(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := checkOperation(w, n); len(problems) != 0 {
+		t.Errorf("a valid body refused: %v", problems)
+	}
+	for name, body := range cases {
+		n, err := parseXML(strings.NewReader(body))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if problems := checkOperation(w, n); len(problems) == 0 {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
