@@ -9,9 +9,13 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"shipd/adapters/carriers/allegro"
+	"shipd/adapters/carriers/dhlexpress"
 	"shipd/adapters/carriers/dhlparcelde"
+	"shipd/adapters/carriers/dpdpl"
 	"shipd/adapters/carriers/gls"
 	"shipd/adapters/carriers/inpost"
+	"shipd/adapters/carriers/packeta"
 	"shipd/adapters/carriers/ppl"
 	"shipd/adapters/carriers/sandbox"
 	"shipd/adapters/labels"
@@ -152,6 +156,10 @@ func carriers(cfg config.Config, clk clock.Clock, calls *metrics.CarrierCalls) *
 		dhlparcelde.New(dhlparcelde.Config{}),
 		gls.New(gls.Config{}),
 		inpost.New(inpost.Config{}),
+		allegro.New(allegro.Config{}),
+		dhlexpress.New(dhlexpress.Config{}),
+		dpdpl.New(dpdpl.Config{}),
+		packeta.New(packeta.Config{}),
 	}
 	for i, p := range providers {
 		providers[i] = carrier.Observe(p, calls.Observe)

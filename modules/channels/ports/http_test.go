@@ -481,9 +481,10 @@ func TestProviders(t *testing.T) {
 				Secret bool   `json:"secret"`
 			} `json:"settings"`
 			ProductTypes []struct {
-				Code       string `json:"code"`
-				CODProduct string `json:"cod_product"`
-				MaxParcels int    `json:"max_parcels_per_shipment"`
+				Code        string `json:"code"`
+				CODProduct  string `json:"cod_product"`
+				MaxParcels  int    `json:"max_parcels_per_shipment"`
+				PickupPoint string `json:"pickup_point"`
 			} `json:"product_types"`
 		} `json:"data"`
 	}
@@ -496,7 +497,7 @@ func TestProviders(t *testing.T) {
 		byCode[p.Code] = i
 		codes = append(codes, p.Code)
 	}
-	if want := []string{"dhl_parcel_de", "gls", "inpost", "ppl", "sandbox"}; !slices.Equal(codes, want) {
+	if want := []string{"allegro", "dhl_express", "dhl_parcel_de", "dpd_pl", "gls", "inpost", "packeta", "ppl", "sandbox"}; !slices.Equal(codes, want) {
 		t.Fatalf("provider codes %v, want %v (sorted)", codes, want)
 	}
 	ppl := body.Data[byCode["ppl"]]
@@ -504,7 +505,23 @@ func TestProviders(t *testing.T) {
 		!slices.Equal(ppl.LabelFormats, []string{"pdf", "zpl"}) {
 		t.Errorf("ppl description = %+v", ppl)
 	}
-	// Parcel limits as the vendors document them (PPL and GLS: chosen).
+	// How products use a pickup point: a locker or point product needs
+	// one, a product to the address takes none.
+	points := map[string]string{}
+	for _, p := range body.Data {
+		for _, pt := range p.ProductTypes {
+			points[p.Code+"/"+pt.Code] = pt.PickupPoint
+		}
+	}
+	for product, want := range map[string]string{"inpost/inpost_locker_standard": "required", "inpost/inpost_courier_standard": "none",
+		"ppl/SMAR": "required", "ppl/BUSS": "none", "packeta/pickup_point": "required", "packeta/home_delivery": "none",
+		"allegro/PICKUP_POINT": "required", "dpd_pl/PICKUP": "required", "dpd_pl/CLASSIC": "none", "sandbox/POINT": "required", "sandbox/STANDARD": "none", "dhl_express/P": "optional"} {
+		if points[product] != want {
+			t.Errorf("%s: pickup_point %q, want %q", product, points[product], want)
+		}
+	}
+	// Parcel limits as the vendors document them (GLS, Allegro, Packeta,
+	// DPD Poland: chosen).
 	limits := map[string]int{}
 	for _, p := range body.Data {
 		limits[p.Code] = p.MaxParcels
@@ -515,7 +532,7 @@ func TestProviders(t *testing.T) {
 		}
 	}
 	if want := map[string]int{"sandbox": 20, "ppl": 50, "dhl_parcel_de": 30, "gls": 50, "inpost": 1000,
-		"inpost/inpost_locker_standard": 1}; !maps.Equal(limits, want) {
+		"inpost/inpost_locker_standard": 1, "allegro": 10, "dhl_express": 999, "packeta": 20, "dpd_pl": 50}; !maps.Equal(limits, want) {
 		t.Errorf("parcel limits %v, want %v", limits, want)
 	}
 	sb := body.Data[byCode["sandbox"]]
