@@ -32,29 +32,47 @@ const MaxParcelsPerShipment = 1000
 // is the product's own parcel limit, tighter than its provider's.
 // PickupPoint is how the product uses a pickup point named per shipment
 // (every adapter publishes one for every product; a test of the
-// composition root holds them to it).
+// composition root holds them to it). MaxParcelWeightKG, when not 0, is the
+// product's own weight limit per parcel, tighter than its provider's.
 type ProductType struct {
-	Code        string         `json:"code"`
-	Name        string         `json:"name"`
-	CODProduct  string         `json:"cod_product,omitempty"`
-	SupportsCOD bool           `json:"supports_cod"`
-	MaxParcels  int            `json:"max_parcels_per_shipment,omitempty"`
-	PickupPoint PickupPointUse `json:"pickup_point"`
+	Code              string         `json:"code"`
+	Name              string         `json:"name"`
+	CODProduct        string         `json:"cod_product,omitempty"`
+	SupportsCOD       bool           `json:"supports_cod"`
+	MaxParcels        int            `json:"max_parcels_per_shipment,omitempty"`
+	MaxParcelWeightKG float64        `json:"max_parcel_weight_kg,omitempty"`
+	PickupPoint       PickupPointUse `json:"pickup_point"`
 }
 
 // ProviderInfo is what GET /v1/providers publishes about a provider.
 // MaxParcels is the most parcels one shipment may have, as the carrier's
 // documentation says (the adapter's package documentation says where it
 // chose one the vendor does not document); the adapter refuses more with
-// the same number.
+// the same number. MaxParcelWeightKG is the heaviest parcel the carrier
+// takes where its adapter knows one (0: none known, the carrier judges),
+// refused by the adapter past the same number; a product may publish a
+// tighter one.
 type ProviderInfo struct {
-	Code         string        `json:"code"`
-	Name         string        `json:"name"`
-	Settings     []Setting     `json:"settings"`
-	ProductTypes []ProductType `json:"product_types"`
-	LabelFormats []string      `json:"label_formats"`
-	SupportsCOD  bool          `json:"supports_cod"`
-	MaxParcels   int           `json:"max_parcels_per_shipment"`
+	Code              string        `json:"code"`
+	Name              string        `json:"name"`
+	Settings          []Setting     `json:"settings"`
+	ProductTypes      []ProductType `json:"product_types"`
+	LabelFormats      []string      `json:"label_formats"`
+	SupportsCOD       bool          `json:"supports_cod"`
+	MaxParcels        int           `json:"max_parcels_per_shipment"`
+	MaxParcelWeightKG float64       `json:"max_parcel_weight_kg,omitempty"`
+}
+
+// ParcelWeightLimitKG is the heaviest parcel a shipment of product may
+// have: the product's own limit where it has one, else the provider's; 0
+// when neither is known.
+func (p ProviderInfo) ParcelWeightLimitKG(product string) float64 {
+	for _, pt := range p.ProductTypes {
+		if pt.Code == product && pt.MaxParcelWeightKG > 0 {
+			return pt.MaxParcelWeightKG
+		}
+	}
+	return p.MaxParcelWeightKG
 }
 
 // ParcelLimit is the most parcels a shipment of product may have: the

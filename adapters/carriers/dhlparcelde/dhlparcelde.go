@@ -203,10 +203,11 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use DHL's sandbox (api-sandbox.dhl.com) instead of production."},
 			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: "pdf", Description: "Label format when a shipment names none."},
 		},
-		ProductTypes: products,
-		LabelFormats: []string{"pdf", "zpl"},
-		SupportsCOD:  true,
-		MaxParcels:   MaxParcels,
+		ProductTypes:      products,
+		LabelFormats:      []string{"pdf", "zpl"},
+		SupportsCOD:       true,
+		MaxParcels:        MaxParcels,
+		MaxParcelWeightKG: MaxWeightGrams / 1000.0,
 	}
 }
 

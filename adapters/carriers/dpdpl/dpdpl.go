@@ -208,10 +208,11 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "trackingPassword", Type: carrier.TypeString, Secret: true, Description: "DPDInfoServices password; empty = password."},
 			{Key: "trackingChannel", Type: carrier.TypeString, Description: "DPDInfoServices channel; empty = masterFid."},
 		},
-		ProductTypes: products,
-		LabelFormats: formatNames,
-		SupportsCOD:  true,
-		MaxParcels:   MaxParcels,
+		ProductTypes:      products,
+		LabelFormats:      formatNames,
+		SupportsCOD:       true,
+		MaxParcels:        MaxParcels,
+		MaxParcelWeightKG: maxParcelKG,
 	}
 }
 

@@ -204,7 +204,7 @@ var (
 )
 
 var products = []carrier.ProductType{
-	{Code: ProductPickupPoint, Name: "Packeta pickup point (Z-Point, Z-BOX)", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
+	{Code: ProductPickupPoint, Name: "Packeta pickup point (Z-Point, Z-BOX)", SupportsCOD: true, MaxParcelWeightKG: maxPointWeightKG, PickupPoint: carrier.PickupPointRequired},
 	{Code: ProductHomeDelivery, Name: "Packeta home delivery", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
 }
 

@@ -26,7 +26,8 @@
 //   - clientSecret "unavailable": the carrier cannot be reached (every call; 503 to the caller).
 //   - destination postal code "99999": not served; rejected on destination_address.postal_code.
 //   - a parcel over 31.5 kg: rejected on parcels.N.weight_amount. More than 20 parcels: rejected
-//     on parcels. Several problems at once come back together as carrier.Rejections.
+//     on parcels. (Both limits are published, so the API refuses such a shipment when it is
+//     created; the sandbox still refuses them itself, as a carrier does.) Several problems at once come back together as carrier.Rejections.
 //   - reference "TRANSIENT-n-..." (n = 1..9): the first n bookings of that exact reference in
 //     this process fail as unavailable (503), later ones succeed.
 //   - reference "HANG...": the booking blocks until its context ends, then fails as unavailable.
@@ -157,9 +158,10 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Code: "EXPRESS", Name: "Express parcel", CODProduct: "EXPRESS_COD", SupportsCOD: true, PickupPoint: carrier.PickupPointNone},
 			{Code: "POINT", Name: "Parcel to a pickup point", CODProduct: "POINT_COD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired},
 		},
-		LabelFormats: []string{"pdf", "zpl", "epl"},
-		SupportsCOD:  true,
-		MaxParcels:   MaxParcels,
+		LabelFormats:      []string{"pdf", "zpl", "epl"},
+		SupportsCOD:       true,
+		MaxParcels:        MaxParcels,
+		MaxParcelWeightKG: MaxWeightKG,
 	}
 }
 

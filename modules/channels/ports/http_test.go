@@ -472,19 +472,21 @@ func TestProviders(t *testing.T) {
 	}
 	var body struct {
 		Data []struct {
-			Code         string   `json:"code"`
-			LabelFormats []string `json:"label_formats"`
-			SupportsCOD  bool     `json:"supports_cod"`
-			MaxParcels   int      `json:"max_parcels_per_shipment"`
-			Settings     []struct {
+			Code              string   `json:"code"`
+			LabelFormats      []string `json:"label_formats"`
+			SupportsCOD       bool     `json:"supports_cod"`
+			MaxParcels        int      `json:"max_parcels_per_shipment"`
+			MaxParcelWeightKG float64  `json:"max_parcel_weight_kg"`
+			Settings          []struct {
 				Key    string `json:"key"`
 				Secret bool   `json:"secret"`
 			} `json:"settings"`
 			ProductTypes []struct {
-				Code        string `json:"code"`
-				CODProduct  string `json:"cod_product"`
-				MaxParcels  int    `json:"max_parcels_per_shipment"`
-				PickupPoint string `json:"pickup_point"`
+				Code              string  `json:"code"`
+				CODProduct        string  `json:"cod_product"`
+				MaxParcels        int     `json:"max_parcels_per_shipment"`
+				MaxParcelWeightKG float64 `json:"max_parcel_weight_kg"`
+				PickupPoint       string  `json:"pickup_point"`
 			} `json:"product_types"`
 		} `json:"data"`
 	}
@@ -519,6 +521,21 @@ func TestProviders(t *testing.T) {
 		if points[product] != want {
 			t.Errorf("%s: pickup_point %q, want %q", product, points[product], want)
 		}
+	}
+	// Weight limits per parcel where the adapters know one.
+	weights := map[string]float64{}
+	for _, p := range body.Data {
+		if p.MaxParcelWeightKG != 0 {
+			weights[p.Code] = p.MaxParcelWeightKG
+		}
+		for _, pt := range p.ProductTypes {
+			if pt.MaxParcelWeightKG != 0 {
+				weights[p.Code+"/"+pt.Code] = pt.MaxParcelWeightKG
+			}
+		}
+	}
+	if want := map[string]float64{"sandbox": 31.5, "dhl_parcel_de": 31.5, "dpd_pl": 31.5, "packeta/pickup_point": 10}; !maps.Equal(weights, want) {
+		t.Errorf("weight limits %v, want %v", weights, want)
 	}
 	// Parcel limits as the vendors document them (GLS, Allegro, Packeta,
 	// DPD Poland: chosen).

@@ -250,6 +250,16 @@ func TestNewChecksWhatTheProviderTakes(t *testing.T) {
 		ProductTypes: []carrier.ProductType{{Code: "PRIV", SupportsCOD: true}, {Code: "BUSS", CODProduct: "BUSD", SupportsCOD: true}, {Code: "ONE", MaxParcels: 1},
 			{Code: "SMAR", CODProduct: "SMAD", SupportsCOD: true, PickupPoint: carrier.PickupPointRequired}, {Code: "MAYBE", PickupPoint: carrier.PickupPointOptional}}}
 	noCOD := carrier.ProviderInfo{Code: "gls", LabelFormats: []string{"pdf"}, MaxParcels: 5}
+	weighed := carrier.ProviderInfo{Code: "dpd", LabelFormats: []string{"pdf"}, MaxParcels: 5, MaxParcelWeightKG: 31.5,
+		ProductTypes: []carrier.ProductType{{Code: "CLASSIC"}, {Code: "LIGHT", MaxParcelWeightKG: 10}}}
+	heavy := func(kg ...float64) func(r *domain.Request) {
+		return func(r *domain.Request) {
+			r.Parcels = parcels(len(kg))
+			for i, w := range kg {
+				r.Parcels[i].WeightAmount, r.Parcels[i].WeightUnit = w, "KG"
+			}
+		}
+	}
 	tests := []struct {
 		name     string
 		provider carrier.ProviderInfo
@@ -289,6 +299,14 @@ func TestNewChecksWhatTheProviderTakes(t *testing.T) {
 			one("pickup_point_id", "product SMAR of provider ppl delivers only to a pickup point: name the carrier's point id"), "", ""},
 		{"a pickup point where the product takes none", ppl, nil, func(r *domain.Request) { r.PickupPoint = "KM1" },
 			one("pickup_point_id", "product BUSS of provider ppl delivers to the address and takes no pickup point"), "", ""},
+		{"parcels as heavy as the provider takes", weighed, nil, heavy(31.5, 2), nil, "pdf", "CLASSIC"},
+		{"a parcel heavier than the provider takes", weighed, nil, heavy(2, 31.6),
+			one("parcels.1.weight_amount", "provider dpd takes parcels of at most 31.5 kg; this one weighs 31.6 kg"), "", ""},
+		{"a parcel heavier than the product takes", weighed, carrier.Settings{"productType": "LIGHT"}, heavy(10.5),
+			one("parcels.0.weight_amount", "product LIGHT of provider dpd takes parcels of at most 10 kg; this one weighs 10.5 kg"), "", ""},
+		{"pounds weighed in kilograms", weighed, nil, func(r *domain.Request) { r.Parcels[0].WeightAmount, r.Parcels[0].WeightUnit = 70, "LB" },
+			one("parcels.0.weight_amount", "provider dpd takes parcels of at most 31.5 kg; this one weighs 31.751 kg"), "", ""},
+		{"no weight limit known", noCOD, nil, heavy(500), nil, "pdf", ""},
 		{"every problem at once", noCOD, nil, func(r *domain.Request) {
 			r.LabelFormat, r.Parcels, r.CODAmount, r.CODCurrency = "zpl", parcels(6), ptr(1.0), ptr("EUR")
 		}, map[string][]string{"label_format": {"provider gls prints only: pdf"}, "parcels": {"provider gls takes at most 5 parcels per shipment; this shipment has 6"},

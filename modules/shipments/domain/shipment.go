@@ -78,7 +78,8 @@ type Shipment struct {
 // on a channel of provider whose settings are settings: it refuses what r
 // has against it on its own (Check, at now), and then what the provider
 // does not take (a label format it does not print, more parcels than its
-// product takes, cash on delivery it does not carry, a pickup point its
+// product takes, a parcel heavier than it takes, cash on delivery it does
+// not carry, a pickup point its
 // product does not use or none where it needs one), each as a validation
 // fault naming the field. Cash on delivery moves the shipment to the
 // product that carries it.
@@ -96,6 +97,7 @@ func New(id, accountID string, r Request, provider carrier.ProviderInfo, setting
 	if problem := parcelCount(provider, product, len(c.Parcels)); problem != "" {
 		errs.Add("parcels", problem)
 	}
+	parcelWeights(errs, provider, product, c.Parcels)
 	if problem := provider.CheckPickupPoint(product, settings, c.PickupPoint); problem != "" {
 		errs.Add(carrier.PickupPointField, problem)
 	}

@@ -368,7 +368,15 @@ func TestCarrierRejectionAndDelete(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp)
 	key := env.NewKey("acme")
 	ch := activeChannel(t, env, key, "Sandbox", nil)
-	body := shipmentBody(ch, parcel(1), parcel(40))
+	// A parcel heavier than the sandbox takes (31.5 kg, published in GET
+	// /v1/providers) is refused at once, before any booking.
+	errs := fieldErrors(t, env.Do(apptest.Request{Method: http.MethodPost, Path: shipmentsPath, Key: key, Body: shipmentBody(ch, parcel(1), parcel(40))}), 422)
+	if r, _ := errs["parcels.1.weight_amount"].([]any); len(r) != 1 || r[0] != "provider sandbox takes parcels of at most 31.5 kg; this one weighs 40 kg" {
+		t.Errorf("a parcel of 40 kg: %v", errs)
+	}
+	// A postal code the sandbox does not serve is the carrier's refusal,
+	// when it books.
+	body := shipmentBody(ch, parcel(1), parcel(2))
 	body["destination_address"].(map[string]any)["postal_code"] = "99999"
 	id := create(t, env, key, body)["id"].(string)
 
@@ -382,7 +390,7 @@ func TestCarrierRejectionAndDelete(t *testing.T) {
 			fields[f] = true
 		}
 	}
-	if !fields["destination_address.postal_code"] || !fields["parcels.1.weight_amount"] {
+	if !fields["destination_address.postal_code"] || len(fields) != 1 {
 		t.Errorf("errors = %v", sh["errors"])
 	}
 	res := env.Do(apptest.Request{Method: http.MethodGet, Path: shipmentsPath + "/" + id + "/label", Key: key})
