@@ -60,6 +60,21 @@ func Reject(field, format string, args ...any) *Rejection {
 	return &Rejection{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+// RefusalsOf is the carrier's reasons for refusing, one or several (a
+// Rejections, which errors.As finds only as a whole), or false when err is
+// no refusal (nil, or a carrier that could not be reached).
+func RefusalsOf(err error) ([]*Rejection, bool) {
+	var many Rejections
+	if errors.As(err, &many) && len(many) > 0 {
+		return many, true
+	}
+	var one *Rejection
+	if errors.As(err, &one) {
+		return []*Rejection{one}, true
+	}
+	return nil, false
+}
+
 // RejectionOf is nil for no problems, the problem itself for one, and
 // Rejections for several.
 func RejectionOf(problems []*Rejection) error {

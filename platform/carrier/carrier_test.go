@@ -2,7 +2,9 @@ package carrier_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"shipd/platform/carrier"
@@ -176,5 +178,28 @@ func TestLabelFormat(t *testing.T) {
 				t.Errorf("DefaultLabelFormat() = %q, %v, want own %v", def, own, tt.own)
 			}
 		})
+	}
+}
+
+// A refusal is found whether the carrier gave one reason or several, and
+// wrapped; a carrier that could not be reached refused nothing.
+func TestRefusalsOf(t *testing.T) {
+	one := carrier.Reject("parcels.0.weight_amount", "too heavy")
+	two := carrier.Rejections{one, carrier.Reject("", "not served")}
+	for _, tc := range []struct {
+		err  error
+		want []*carrier.Rejection
+		ok   bool
+	}{
+		{nil, nil, false},
+		{fmt.Errorf("%w: 503", carrier.ErrUnavailable), nil, false},
+		{one, []*carrier.Rejection{one}, true},
+		{fmt.Errorf("booking: %w", one), []*carrier.Rejection{one}, true},
+		{fmt.Errorf("booking: %w", two), two, true},
+	} {
+		got, ok := carrier.RefusalsOf(tc.err)
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("RefusalsOf(%v) = %v, %v; want %v, %v", tc.err, got, ok, tc.want, tc.ok)
+		}
 	}
 }

@@ -96,3 +96,13 @@ func (p ProviderInfo) SecretKeys() map[string]bool {
 	}
 	return keys
 }
+
+// ProductCodes are the codes of products, in their order: the enum of a
+// provider's productType setting.
+func ProductCodes(products []ProductType) []string {
+	codes := make([]string, len(products))
+	for i, p := range products {
+		codes[i] = p.Code
+	}
+	return codes
+}

@@ -34,16 +34,11 @@ func request(parcels ...carrier.Parcel) carrier.ShipmentRequest {
 
 func rejectionsOf(t *testing.T, err error) []*carrier.Rejection {
 	t.Helper()
-	var one *carrier.Rejection
-	var many carrier.Rejections
-	switch {
-	case errors.As(err, &many):
-		return many
-	case errors.As(err, &one):
-		return []*carrier.Rejection{one}
+	refusals, ok := carrier.RefusalsOf(err)
+	if !ok {
+		t.Fatalf("error %v (%T) is no rejection", err, err)
 	}
-	t.Fatalf("error %v (%T) is no rejection", err, err)
-	return nil
+	return refusals
 }
 
 func fields(rs []*carrier.Rejection) []string {

@@ -186,10 +186,6 @@ var (
 
 // Info describes DPD Poland's settings, products and label formats.
 func (c *Carrier) Info() carrier.ProviderInfo {
-	codes := make([]string, len(products))
-	for i, p := range products {
-		codes[i] = p.Code
-	}
 	return carrier.ProviderInfo{
 		Code: Code,
 		Name: "DPD Poland (dpdservices)",
@@ -197,7 +193,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "login", Type: carrier.TypeString, Required: true, Description: "DPDServices login issued by DPD Polska."},
 			{Key: "password", Type: carrier.TypeString, Required: true, Secret: true, Description: "DPDServices password."},
 			{Key: "masterFid", Type: carrier.TypeString, Required: true, Description: "Master FID (DPD customer number), digits; also the sender's fid."},
-			{Key: "productType", Type: carrier.TypeString, Enum: codes, Default: ProductClassic,
+			{Key: "productType", Type: carrier.TypeString, Enum: carrier.ProductCodes(products), Default: ProductClassic,
 				Description: "DPD product: CLASSIC to the address, PICKUP to a DPD Pickup point."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use DPD's demo service (dpdservicesdemo.dpd.com.pl). Tracking has no demo service."},
 			{Key: carrier.LabelFormatSetting, Type: carrier.TypeString, Enum: formatNames, Default: carrier.DefaultLabelFormat,

@@ -213,10 +213,6 @@ var labelFormats = []string{"pdf", "zpl"}
 
 // Info describes Packeta's settings, products and label formats.
 func (c *Carrier) Info() carrier.ProviderInfo {
-	codes := make([]string, len(products))
-	for i, p := range products {
-		codes[i] = p.Code
-	}
 	return carrier.ProviderInfo{
 		Code: Code,
 		Name: "Packeta (Zásilkovna)",
@@ -225,7 +221,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 				Description: "API password (32 characters) from the Packeta client section, sent inside every request."},
 			{Key: settingEshop, Type: carrier.TypeString,
 				Description: "Sender label (eshop) of the packets; needed when the Packeta account has several senders."},
-			{Key: settingProductType, Type: carrier.TypeString, Enum: codes, Default: ProductPickupPoint,
+			{Key: settingProductType, Type: carrier.TypeString, Enum: carrier.ProductCodes(products), Default: ProductPickupPoint,
 				Description: "pickup_point: to the Packeta pickup point the shipment names; home_delivery: to the address, by the carrier homeDeliveryCarrierId names."},
 			{Key: carrier.DefaultPickupPointSetting, Type: carrier.TypeString,
 				Description: "Packeta pickup point id used when a pickup_point shipment names none."},

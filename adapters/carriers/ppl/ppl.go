@@ -212,17 +212,13 @@ var labelFormats = map[string]string{"pdf": "Pdf", "zpl": "Zpl"}
 
 // Info describes PPL's settings, products and label formats.
 func (c *Carrier) Info() carrier.ProviderInfo {
-	codes := make([]string, len(products))
-	for i, p := range products {
-		codes[i] = p.Code
-	}
 	return carrier.ProviderInfo{
 		Code: Code,
 		Name: "PPL (CPL API myAPI2)",
 		Settings: []carrier.Setting{
 			{Key: "clientId", Type: carrier.TypeString, Required: true, Description: "Client ID issued by PPL CPL support."},
 			{Key: "clientSecret", Type: carrier.TypeString, Required: true, Secret: true, Description: "Client secret issued by PPL CPL support."},
-			{Key: "productType", Type: carrier.TypeString, Enum: codes, Default: "BUSS",
+			{Key: "productType", Type: carrier.TypeString, Enum: carrier.ProductCodes(products), Default: "BUSS",
 				Description: "PPL product; switched to its COD variant (BUSD, PRID, SMAD, SMED, COND, DOPD) for cash on delivery."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use PPL's test environment (api-dev.dhl.com)."},
 			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: carrier.DefaultLabelFormat,

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -58,7 +57,7 @@ func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel)
 	callCtx, cancel := context.WithTimeout(ctx, validationTimeout)
 	verr := p.ValidateCredentials(callCtx, carrier.Settings(checked))
 	cancel()
-	refusals, refused := refusalsOf(verr)
+	refusals, refused := carrier.RefusalsOf(verr)
 	if verr != nil && !refused {
 		slog.WarnContext(ctx, "carrier unavailable during validation", "provider", ch.Provider(), "channel_id", ch.ID(), "err", verr)
 		return fault.Unavailable("The carrier " + ch.Provider() + " could not be reached; the channel was not changed. Try again later.")
@@ -98,19 +97,4 @@ func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel)
 	return &fault.Error{Kind: fault.KindValidation, Code: "validation_failed",
 		Message: "The carrier rejected the channel's settings: " + strings.Join(messages, "; "),
 		Fields:  fields}
-}
-
-// refusalsOf is the carrier's reasons for refusing the settings, one or
-// several (carrier.Rejections, which errors.As does not look into), or false
-// when err is no refusal.
-func refusalsOf(err error) ([]*carrier.Rejection, bool) {
-	var many carrier.Rejections
-	if errors.As(err, &many) && len(many) > 0 {
-		return many, true
-	}
-	var one *carrier.Rejection
-	if errors.As(err, &one) {
-		return []*carrier.Rejection{one}, true
-	}
-	return nil, false
 }

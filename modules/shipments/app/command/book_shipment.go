@@ -174,19 +174,12 @@ func (h BookShipmentHandler) mergedLabel(ctx context.Context, shipper carrier.Sh
 
 // rejectionProblems turns a carrier's refusal into problems.
 func rejectionProblems(err error) ([]domain.Problem, bool) {
-	var many carrier.Rejections
-	if errors.As(err, &many) {
-		out := make([]domain.Problem, len(many))
-		for i, r := range many {
-			out[i] = domain.Problem{Field: r.Field, Message: r.Message}
-		}
-		return out, true
+	refusals, refused := carrier.RefusalsOf(err)
+	out := make([]domain.Problem, len(refusals))
+	for i, r := range refusals {
+		out[i] = domain.Problem{Field: r.Field, Message: r.Message}
 	}
-	var one *carrier.Rejection
-	if errors.As(err, &one) {
-		return []domain.Problem{{Field: one.Field, Message: one.Message}}, true
-	}
-	return nil, false
+	return out, refused
 }
 
 // request translates a shipment into the carrier port's terms.
