@@ -167,7 +167,9 @@ func TestRealAnswersMatchTheDocument(t *testing.T) {
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID, Key: key}, "/shipments/{id}")
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID + "/label", Key: key}, "/shipments/{id}/label")
 	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments?page=1&per_page=5", Key: key}, "/shipments")
-	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID + "/label?download=true", Key: key}, "/shipments/{id}/label")
+	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID + "/label/file", Key: key}, "/shipments/{id}/label/file")
+	// The spec's download address answers that operation's file.
+	check(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID + "/label?download=true", Key: key}, "/shipments/{id}/label/file")
 	booked := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + shipmentID, Key: key}).Data(t)
 	number, _ := booked["parcels"].([]any)[0].(map[string]any)["tracking_number"].(string)
 	check(apptest.Request{Method: http.MethodPost, Path: "/v1/tracking-parcels", Key: key,

@@ -49,6 +49,7 @@ func (h HTTPServer) Register(r *mux.Router) {
 	r.Handle("/shipments/{id}", auth.Require(auth.ShipmentsWrite, h.delete)).Methods(http.MethodDelete)
 	r.Handle("/shipments/{id}/cancel", auth.Require(auth.ShipmentsWrite, h.cancel)).Methods(http.MethodPost)
 	r.Handle("/shipments/{id}/label", auth.Require(auth.ShipmentsRead, h.label)).Methods(http.MethodGet)
+	r.Handle("/shipments/{id}/label/file", auth.Require(auth.ShipmentsRead, h.labelFile)).Methods(http.MethodGet)
 }
 
 func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
@@ -163,15 +164,37 @@ func (h HTTPServer) label(w http.ResponseWriter, r *http.Request) {
 	}
 	l := res.Label
 	if download {
-		w.Header().Set("Content-Type", l.MIMEType)
-		w.Header().Set("Content-Disposition", `attachment; filename="`+id+"."+l.Format+`"`)
-		w.Header().Set("Content-Length", strconv.Itoa(len(l.Data)))
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(l.Data)
+		writeLabelFile(w, id, l)
 		return
 	}
 	httpapi.WriteData(w, http.StatusOK, labelBody{
 		ShipmentID: id, ReferenceNumber: res.Shipment.ReferenceNumber, ProviderShipmentID: res.Shipment.ProviderShipmentID,
 		Label: labelFile{Content: base64.StdEncoding.EncodeToString(l.Data), Format: l.Format, MIMEType: l.MIMEType, Size: len(l.Data)},
 	}, "Label retrieved successfully")
+}
+
+// labelFile answers GET /v1/shipments/{id}/label/file: the raw label, as
+// ?download=1 of the label answers it, under an operation of its own so a
+// generated client types the JSON answer and the file apart (ADR 0039).
+func (h HTTPServer) labelFile(w http.ResponseWriter, r *http.Request) {
+	id, ok := h.shipments.ID(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.app.Queries.GetLabel.Handle(r.Context(), query.GetLabel{AccountID: auth.RequestPrincipal(r).AccountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	writeLabelFile(w, id, res.Label)
+}
+
+// writeLabelFile answers the label file with its content type and a file
+// name.
+func writeLabelFile(w http.ResponseWriter, id string, l domain.Label) {
+	w.Header().Set("Content-Type", l.MIMEType)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+id+"."+l.Format+`"`)
+	w.Header().Set("Content-Length", strconv.Itoa(len(l.Data)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(l.Data)
 }

@@ -109,6 +109,14 @@ func download(t *testing.T, env *apptest.Env, key, id string) *apptest.Response 
 	if errs := bad.FieldErrors(t, http.StatusBadRequest); errs["download"] == nil {
 		t.Errorf("download=yes: %s", bad.Body)
 	}
+	// The file's own operation answers the same file, as generated clients
+	// call it.
+	file := env.Do(apptest.Request{Method: http.MethodGet, Path: shipmentsPath + "/" + id + "/label/file", Key: key})
+	if file.Status != 200 || !bytes.Equal(file.Body, res.Body) || file.Header.Get("Content-Type") != res.Header.Get("Content-Type") ||
+		file.Header.Get("Content-Disposition") != res.Header.Get("Content-Disposition") {
+		t.Errorf("label/file: %d %q %q, %d bytes; download=1 answered %q %q, %d bytes", file.Status, file.Header.Get("Content-Type"),
+			file.Header.Get("Content-Disposition"), len(file.Body), res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"), len(res.Body))
+	}
 	return res
 }
 
@@ -396,6 +404,10 @@ func TestCarrierRejectionAndDelete(t *testing.T) {
 	res := env.Do(apptest.Request{Method: http.MethodGet, Path: shipmentsPath + "/" + id + "/label", Key: key})
 	if res.Status != 404 || res.JSON(t)["error"].(map[string]any)["code"] != "label_not_available" {
 		t.Errorf("label of a refused shipment: %d %s", res.Status, res.Body)
+	}
+	if res := env.Do(apptest.Request{Method: http.MethodGet, Path: shipmentsPath + "/" + id + "/label/file", Key: key}); res.Status != 404 ||
+		res.JSON(t)["error"].(map[string]any)["code"] != "label_not_available" {
+		t.Errorf("label file of a refused shipment: %d %s", res.Status, res.Body)
 	}
 	if res := env.Do(apptest.Request{Method: http.MethodDelete, Path: shipmentsPath + "/" + id, Key: key}); res.Status != 204 || len(res.Body) != 0 {
 		t.Fatalf("delete refused shipment: %d %s", res.Status, res.Body)
