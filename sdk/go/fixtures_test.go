@@ -47,11 +47,11 @@ func newChannel(t *testing.T, ctx context.Context, c *shipd.Client, name, client
 
 func shipmentInput(channelID, reference, postalCode string) shipd.CreateShipment {
 	return shipd.CreateShipment{
-		ShippingChannelId: channelID,
-		ReferenceNumber:   ptr(reference),
-		SenderContact:     shipd.ContactInput{CompanyName: ptr("Acme"), EmailAddress: "ship@acme.test", PhoneNumber: "+420111222333"},
-		RecipientContact:  shipd.ContactInput{FirstName: ptr("Jana"), LastName: ptr("Nováková"), EmailAddress: "jana@example.test", PhoneNumber: "+420777888999"},
-		OriginAddress:     shipd.AddressInput{StreetName: "Skladová", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"},
+		ShippingChannelId:  channelID,
+		ReferenceNumber:    ptr(reference),
+		SenderContact:      shipd.ContactInput{CompanyName: ptr("Acme"), EmailAddress: "ship@acme.test", PhoneNumber: "+420111222333"},
+		RecipientContact:   shipd.ContactInput{FirstName: ptr("Jana"), LastName: ptr("Nováková"), EmailAddress: "jana@example.test", PhoneNumber: "+420777888999"},
+		OriginAddress:      shipd.AddressInput{StreetName: "Skladová", HouseNumber: "1", CityName: "Praha", PostalCode: "11000", CountryCode: "CZ"},
 		DestinationAddress: shipd.AddressInput{StreetName: "Dlouhá", HouseNumber: "12", CityName: "Brno", PostalCode: postalCode, CountryCode: "CZ"},
 		Parcels: &[]shipd.ParcelInput{
 			{LengthDimension: 30, WidthDimension: 20, HeightDimension: 10, WeightAmount: 1.5},

@@ -110,7 +110,6 @@ func run(m *testing.M, bin, serverDSN string) (int, error) {
 	return code, nil
 }
 
-
 // createKey runs `shipd keys create` as an operator does; the key is the
 // last line it prints.
 func createKey(bin string, env []string, account string, rateLimit int) (string, error) {

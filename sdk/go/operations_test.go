@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"sort"
@@ -76,6 +77,7 @@ type recorder struct {
 
 type exchange struct {
 	method, path, operation string
+	query                   url.Values
 	status                  int // 0: no answer
 	header                  http.Header
 	requestHeader           http.Header
@@ -83,7 +85,7 @@ type exchange struct {
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
-	ex := exchange{method: req.Method, path: req.URL.Path, requestHeader: req.Header.Clone()}
+	ex := exchange{method: req.Method, path: req.URL.Path, query: req.URL.Query(), requestHeader: req.Header.Clone()}
 	ops, _ := operations()
 	for _, op := range ops {
 		if op.method == req.Method && op.pattern.MatchString(req.URL.Path) {
