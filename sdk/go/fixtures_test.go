@@ -1,6 +1,7 @@
 package shipd_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"io"
@@ -89,13 +90,15 @@ func newReceiver(t *testing.T) *receiver {
 	return r
 }
 
-// await returns the first delivery of the event type, waiting for it.
-func (r *receiver) await(t *testing.T, ctx context.Context, eventType string) delivery {
+// await returns the first delivery of the event type whose body mentions
+// id, waiting for it. Every test shares one account, and a subscription
+// hears all of its account's events, other tests' too.
+func (r *receiver) await(t *testing.T, ctx context.Context, eventType, id string) delivery {
 	t.Helper()
 	for {
 		r.mu.Lock()
 		for _, d := range r.deliveries {
-			if d.header.Get("X-Service-Event") == eventType {
+			if d.header.Get("X-Service-Event") == eventType && bytes.Contains(d.body, []byte(`"`+id+`"`)) {
 				r.mu.Unlock()
 				return d
 			}
@@ -104,7 +107,7 @@ func (r *receiver) await(t *testing.T, ctx context.Context, eventType string) de
 		select {
 		case <-r.arrived:
 		case <-ctx.Done():
-			t.Fatalf("no %s delivery arrived", eventType)
+			t.Fatalf("no %s delivery of %s arrived", eventType, id)
 		}
 	}
 }

@@ -153,7 +153,7 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	// What the receiver heard, and shipd's log of it.
-	d := rcv.await(t, ctx, "shipment.updated")
+	d := rcv.await(t, ctx, "shipment.updated", shID)
 	ev, err := shipd.VerifyWebhook(secret, d.header, d.body)
 	if err != nil {
 		t.Fatal(err)

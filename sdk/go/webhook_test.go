@@ -43,7 +43,7 @@ func TestWebhooksVerified(t *testing.T) {
 	}
 
 	for _, want := range events {
-		d := rcv.await(t, ctx, string(want))
+		d := rcv.await(t, ctx, string(want), ch.Id)
 		ev, err := shipd.VerifyWebhook(secret, d.header, d.body)
 		if err != nil {
 			t.Fatalf("%s: %v", want, err)
@@ -68,7 +68,7 @@ func TestWebhooksVerified(t *testing.T) {
 		}
 	}
 
-	d := rcv.await(t, ctx, string(shipd.EventTypeShipmentCreated))
+	d := rcv.await(t, ctx, string(shipd.EventTypeShipmentCreated), ch.Id)
 	changed := bytes.Replace(d.body, []byte(`"type"`), []byte(` "type"`), 1)
 	if out, err := standardWebhooks(t, secret, d.header, changed); err == nil {
 		t.Fatalf("the library accepted a changed body: %s", out)
