@@ -4,7 +4,7 @@ BIN     := bin/shipd
 PKGS    := ./...
 FUZZTIME ?= 200x
 
-.PHONY: run build test test-each browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test test-each test-sdk-go browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -34,6 +34,19 @@ TESTPACKAGES ?= 4
 test-each:
 	$(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) $(PKGS)
 	SHIPD_TOPOLOGY=split $(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) ./modules/*/ports/
+	$(MAKE) --no-print-directory test-sdk-go
+
+## test-sdk-go: the Go SDK (sdk/go, a module of its own) against a real shipd
+## it starts from the built binary, on a database of its own of DATABASE_URL's
+## server (a throwaway cluster without one); npm ci brings the Standard
+## Webhooks library its webhook test checks deliveries with.
+test-sdk-go: build
+	@cd sdk/go/testdata/standardwebhooks && { [ -d node_modules/standardwebhooks ] || npm ci --no-audit --no-fund; }
+	@if [ -n "$$DATABASE_URL" ]; then \
+		cd sdk/go && $(GO) vet ./... && SHIPD_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(TESTFLAGS) ./...; \
+	else \
+		$(GO) run ./cmd/with-postgres -- $(MAKE) --no-print-directory test-sdk-go; \
+	fi
 
 ## browser: the dashboard and /docs in headless Chromium (Debian's chromium,
 ## driven by playwright-core from npm): sign in, keys, channels, a shipment
@@ -83,13 +96,18 @@ fuzz-each:
 vet:
 	$(GO) vet $(PKGS)
 
-## check-generated: fail when wire_gen.go does not match wire.go (run `make generate`).
+## check-generated: fail when wire_gen.go does not match wire.go, or the Go
+## SDK's client the OpenAPI document (run `make generate`).
 check-generated:
 	@$(GO) tool wire diff . >/dev/null || { echo "wire_gen.go is stale: run 'make generate'"; exit 1; }
+	@cd sdk/go && $(GO) tool oapi-codegen -config oapi-codegen.yaml -o /dev/stdout ../../platform/apidoc/openapi.json | cmp -s - shipd.gen.go || \
+		{ echo "sdk/go/shipd.gen.go is stale: run 'make generate'"; exit 1; }
 
-## generate: rerun wire on the composition root.
+## generate: rerun wire on the composition root, and oapi-codegen on the
+## OpenAPI document for the Go SDK.
 generate:
 	$(GO) tool wire gen .
+	cd sdk/go && $(GO) generate ./...
 
 ## db-stop: stop the local PostgreSQL cluster that `make run` started.
 db-stop: build
