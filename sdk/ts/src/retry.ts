@@ -62,6 +62,9 @@ export function retryAfterMs(value: string | null, now: number = Date.now()): nu
   if (value === null) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // An HTTP-date names its day and month; without letters Date.parse would
+  // take "-3" for the year -3.
+  if (!/[A-Za-z]/.test(v)) return undefined;
   const at = Date.parse(v);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
