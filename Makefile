@@ -4,7 +4,7 @@ BIN     := bin/shipd
 PKGS    := ./...
 FUZZTIME ?= 200x
 
-.PHONY: run build test test-each browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test test-each test-sdk-ts browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -34,6 +34,12 @@ TESTPACKAGES ?= 4
 test-each:
 	$(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) $(PKGS)
 	SHIPD_TOPOLOGY=split $(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) ./modules/*/ports/
+	$(MAKE) --no-print-directory test-sdk-ts
+
+## test-sdk-ts: the TypeScript SDK's tests (sdk/ts, node:test) against the
+## built shipd, each test file on a database of its own on DATABASE_URL's server.
+test-sdk-ts: build
+	cd sdk/ts && npm ci --no-audit --no-fund && SHIPD_BIN=$(CURDIR)/$(BIN) npm test
 
 ## browser: the dashboard and /docs in headless Chromium (Debian's chromium,
 ## driven by playwright-core from npm): sign in, keys, channels, a shipment
@@ -83,13 +89,17 @@ fuzz-each:
 vet:
 	$(GO) vet $(PKGS)
 
-## check-generated: fail when wire_gen.go does not match wire.go (run `make generate`).
+## check-generated: fail when wire_gen.go does not match wire.go, or the
+## TypeScript SDK's types the OpenAPI document (run `make generate`).
 check-generated:
 	@$(GO) tool wire diff . >/dev/null || { echo "wire_gen.go is stale: run 'make generate'"; exit 1; }
+	@cd sdk/ts && npm ci --no-audit --no-fund --silent && npm run --silent check-generated
 
-## generate: rerun wire on the composition root.
+## generate: rerun wire on the composition root; the TypeScript SDK's types
+## from the OpenAPI document (openapi-typescript).
 generate:
 	$(GO) tool wire gen .
+	cd sdk/ts && npm ci --no-audit --no-fund && npm run generate
 
 ## db-stop: stop the local PostgreSQL cluster that `make run` started.
 db-stop: build
