@@ -4,7 +4,7 @@ BIN     := bin/shipd
 PKGS    := ./...
 FUZZTIME ?= 200x
 
-.PHONY: run build test test-each test-sdk-go browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test test-each test-split test-sdk-go test-sdk-ts browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -17,7 +17,8 @@ build:
 ## test: vet, a stale-wire check, then every test against a real PostgreSQL:
 ## DATABASE_URL when set, else a throwaway cluster started for the run. The
 ## four modules' API tests then run again on the split topology: each module
-## its own shipd, NATS JetStream as the backbone, nginx in front (ADR 0033).
+## its own shipd, NATS JetStream as the backbone, nginx in front (ADR 0033),
+## beside the Go and TypeScript SDKs' tests against a shipd of their own.
 test: vet check-generated
 	@if [ -n "$$DATABASE_URL" ]; then \
 		$(MAKE) --no-print-directory test-each; \
@@ -33,8 +34,13 @@ TESTPARALLEL ?= 4
 TESTPACKAGES ?= 4
 test-each:
 	$(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) $(PKGS)
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-split test-sdk-go test-sdk-ts
+
+# test-split: the modules' API tests on the split topology (ADR 0033). It
+# runs beside the SDKs' tests, which mostly wait (a rate limit's window, a
+# webhook), so the three take the time of the longest.
+test-split:
 	SHIPD_TOPOLOGY=split $(GO) test -count=1 -p $(TESTPACKAGES) -parallel $(TESTPARALLEL) $(TESTFLAGS) ./modules/*/ports/
-	$(MAKE) --no-print-directory test-sdk-go
 
 ## test-sdk-go: the Go SDK (sdk/go, a module of its own) against a real shipd
 ## it starts from the built binary, on a database of its own of DATABASE_URL's
@@ -46,6 +52,16 @@ test-sdk-go: build
 		cd sdk/go && $(GO) vet ./... && SHIPD_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(TESTFLAGS) ./...; \
 	else \
 		$(GO) run ./cmd/with-postgres -- $(MAKE) --no-print-directory test-sdk-go; \
+	fi
+
+## test-sdk-ts: the TypeScript SDK's tests (sdk/ts, node:test) against the
+## built shipd, each test file on a database of its own on DATABASE_URL's
+## server (a throwaway cluster without one).
+test-sdk-ts: build
+	@if [ -n "$$DATABASE_URL" ]; then \
+		cd sdk/ts && npm ci --no-audit --no-fund && SHIPD_BIN=$(CURDIR)/$(BIN) npm test; \
+	else \
+		$(GO) run ./cmd/with-postgres -- $(MAKE) --no-print-directory test-sdk-ts; \
 	fi
 
 ## browser: the dashboard and /docs in headless Chromium (Debian's chromium,
@@ -96,18 +112,21 @@ fuzz-each:
 vet:
 	$(GO) vet $(PKGS)
 
-## check-generated: fail when wire_gen.go does not match wire.go, or the Go
-## SDK's client the OpenAPI document (run `make generate`).
+## check-generated: fail when wire_gen.go does not match wire.go, or an
+## SDK's generated code the OpenAPI document (run `make generate`).
 check-generated:
 	@$(GO) tool wire diff . >/dev/null || { echo "wire_gen.go is stale: run 'make generate'"; exit 1; }
 	@cd sdk/go && $(GO) tool oapi-codegen -config oapi-codegen.yaml -o /dev/stdout ../../platform/apidoc/openapi.json | cmp -s - shipd.gen.go || \
 		{ echo "sdk/go/shipd.gen.go is stale: run 'make generate'"; exit 1; }
+	@cd sdk/ts && npm ci --no-audit --no-fund --silent && npm run --silent check-generated
 
-## generate: rerun wire on the composition root, and oapi-codegen on the
-## OpenAPI document for the Go SDK.
+## generate: rerun wire on the composition root, and the SDKs' generators
+## on the OpenAPI document (oapi-codegen for Go, openapi-typescript for
+## TypeScript).
 generate:
 	$(GO) tool wire gen .
 	cd sdk/go && $(GO) generate ./...
+	cd sdk/ts && npm ci --no-audit --no-fund && npm run generate
 
 ## db-stop: stop the local PostgreSQL cluster that `make run` started.
 db-stop: build

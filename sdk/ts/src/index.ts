@@ -1,0 +1,13 @@
+export { Shipd, type ShipdOptions } from "./client.js";
+export type { Api, RequestOptions } from "./call.js";
+export { Channels } from "./channels.js";
+export { Shipments, ShipmentRefusedError, type WaitOptions } from "./shipments.js";
+export { TrackingParcels } from "./tracking.js";
+export { WebhookSubscriptions } from "./subscriptions.js";
+export { Paginator, type Page } from "./pages.js";
+export type { LabelFile } from "./label.js";
+export { ShipdError, ShipdNetworkError, type FieldErrors } from "./errors.js";
+export { defaultRetryPolicy, type RetryPolicy } from "./retry.js";
+export type { FetchFn } from "./transport.js";
+export * from "./webhooks.js";
+export type * from "./types.js";

@@ -1,0 +1,38 @@
+// Request bodies the live tests share.
+import type { CreateShipment } from "../src/index.js";
+
+export const sandboxSettings = { clientId: "a", clientSecret: "b" };
+
+export function shipmentBody(channelId: string, reference: string, postalCode = "60200"): CreateShipment {
+  return {
+    shipping_channel_id: channelId,
+    reference_number: reference,
+    sender_contact: { company_name: "Acme", email_address: "ship@acme.test", phone_number: "+420111222333" },
+    recipient_contact: {
+      first_name: "Jana",
+      last_name: "Nováková",
+      email_address: "jana@example.test",
+      phone_number: "+420777888999",
+    },
+    origin_address: { street_name: "Skladová", house_number: "1", city_name: "Praha", postal_code: "11000", country_code: "CZ" },
+    destination_address: {
+      street_name: "Dlouhá",
+      house_number: "12",
+      city_name: "Brno",
+      postal_code: postalCode,
+      country_code: "CZ",
+    },
+    parcels: [{ length_dimension: 30, width_dimension: 20, height_dimension: 10, weight_amount: 1.5 }],
+  };
+}
+
+/** Polls check until it returns a value other than undefined (read models trail writes). */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
