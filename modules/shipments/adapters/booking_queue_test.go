@@ -18,19 +18,7 @@ import (
 // claim is left alone.
 func TestReleaseGivesBackOnlyItsOwnClaim(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.BookingConcurrency = 0 }))
-	key := env.NewKey("acme")
-	channel := env.ActiveSandboxChannel(key, "Main", nil)
-	res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Key: key, Body: map[string]any{
-		"shipping_channel_id": channel,
-		"sender_contact":      map[string]any{"company_name": "Acme", "email_address": "ship@acme.test", "phone_number": "+420111222333"},
-		"recipient_contact":   map[string]any{"first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"},
-		"origin_address":      map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
-		"destination_address": map[string]any{"street_name": "Dlouhá", "house_number": "12", "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"},
-		"parcels":             []map[string]any{{"weight_amount": 1.5, "length_dimension": 30, "width_dimension": 20, "height_dimension": 10}},
-	}})
-	if res.Status != http.StatusCreated {
-		t.Fatalf("create shipment: %d %s", res.Status, res.Body)
-	}
+	pendingShipment(t, env)
 	ctx := context.Background()
 	queue := adapters.NewBookingQueue(env.ModuleDB("shipments"), clock.Real{})
 	state := func() (attempts int, leased bool) {
@@ -84,4 +72,24 @@ func TestReleaseGivesBackOnlyItsOwnClaim(t *testing.T) {
 	if n, err := queue.Due(ctx); err != nil || n != 0 {
 		t.Errorf("due: %d %v, want 0 (the retry is a second away)", n, err)
 	}
+}
+
+// pendingShipment creates a shipment through the API of env, whose booking
+// worker is off, so it stays pending and due; it returns its id.
+func pendingShipment(t *testing.T, env *apptest.Env) string {
+	t.Helper()
+	key := env.NewKey("acme")
+	channel := env.ActiveSandboxChannel(key, "Main", nil)
+	res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Key: key, Body: map[string]any{
+		"shipping_channel_id": channel,
+		"sender_contact":      map[string]any{"company_name": "Acme", "email_address": "ship@acme.test", "phone_number": "+420111222333"},
+		"recipient_contact":   map[string]any{"first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"},
+		"origin_address":      map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
+		"destination_address": map[string]any{"street_name": "Dlouhá", "house_number": "12", "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"},
+		"parcels":             []map[string]any{{"weight_amount": 1.5, "length_dimension": 30, "width_dimension": 20, "height_dimension": 10}},
+	}})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create shipment: %d %s", res.Status, res.Body)
+	}
+	return res.Data(t)["id"].(string)
 }

@@ -2,7 +2,6 @@ package adapters_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
@@ -22,20 +21,7 @@ import (
 // that changes nothing writes nothing.
 func TestTheBookingHandleIsSavedWithoutAnEvent(t *testing.T) {
 	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.BookingConcurrency = 0 }))
-	key := env.NewKey("acme")
-	channel := env.ActiveSandboxChannel(key, "Main", nil)
-	res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Key: key, Body: map[string]any{
-		"shipping_channel_id": channel,
-		"sender_contact":      map[string]any{"company_name": "Acme", "email_address": "ship@acme.test", "phone_number": "+420111222333"},
-		"recipient_contact":   map[string]any{"first_name": "Jana", "last_name": "Nováková", "email_address": "jana@example.test", "phone_number": "+420777888999"},
-		"origin_address":      map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
-		"destination_address": map[string]any{"street_name": "Dlouhá", "house_number": "12", "city_name": "Brno", "postal_code": "60200", "country_code": "CZ"},
-		"parcels":             []map[string]any{{"weight_amount": 1.5, "length_dimension": 30, "width_dimension": 20, "height_dimension": 10}},
-	}})
-	if res.Status != http.StatusCreated {
-		t.Fatalf("create shipment: %d %s", res.Status, res.Body)
-	}
-	id := res.Data(t)["id"].(string)
+	id := pendingShipment(t, env)
 	ctx := context.Background()
 	db := env.ModuleDB("shipments")
 	if claimed, err := adapters.NewBookingQueue(db, clock.Real{}).Claim(ctx, 10, time.Minute); err != nil || len(claimed) != 1 {
