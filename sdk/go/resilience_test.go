@@ -333,7 +333,8 @@ func (p *lossyProxy) count(method string) int {
 
 // TestNetworkErrorRetriedOnlyWhenIdempotent: a lost answer is retried for a
 // GET and for a POST with its Idempotency-Key (shipd replays the first
-// answer: one channel, not two), never for a PATCH or a POST without a key.
+// answer: one channel, not two), never for a PATCH, a DELETE (sent again
+// after it worked it would answer 404) or a POST without a key.
 func TestNetworkErrorRetriedOnlyWhenIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t, time.Minute)
@@ -378,6 +379,19 @@ func TestNetworkErrorRetriedOnlyWhenIdempotent(t *testing.T) {
 		}
 		if n := p.count(http.MethodPatch); n != 1 {
 			t.Fatalf("PATCH sent %d times, want 1", n)
+		}
+	})
+	t.Run("DELETE", func(t *testing.T) {
+		ch := newChannel(t, ctx, direct, unique("deleted"), "b", false)
+		p := newLossyProxy(t, 1)
+		c, _ := newClientAt(t, p.URL, apiKey, shipd.RetryBackoff(10*time.Millisecond))
+		_, err := c.DeleteShippingChannelWithResponse(ctx, ch.Id)
+		var e *shipd.Error
+		if err == nil || errors.As(err, &e) {
+			t.Fatalf("a lost DELETE answer returned %v, want the network error (not a 404 of a second send)", err)
+		}
+		if n := p.count(http.MethodDelete); n != 1 {
+			t.Fatalf("DELETE sent %d times, want 1", n)
 		}
 	})
 	t.Run("POST without a key", func(t *testing.T) {

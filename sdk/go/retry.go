@@ -24,15 +24,16 @@ func retryable(status int) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
 }
 
-// isIdempotent says whether sending req twice does no more than sending it
-// once, which is what makes a retry after a network error safe: the first
-// request may have arrived and done its work before the connection broke.
-// GET, HEAD, OPTIONS, PUT and DELETE are idempotent by HTTP's definition
-// (RFC 9110, 9.2.2; a repeated DELETE may answer 404, but deletes nothing
-// more), a POST only with an Idempotency-Key, and PATCH never.
+// isIdempotent says whether req may be sent again after a network error,
+// when the first one may have arrived and done its work before the
+// connection broke: a read (GET, HEAD, OPTIONS), or a POST with an
+// Idempotency-Key, which shipd answers a second time with the first answer.
+// Not PUT, PATCH or DELETE: a DELETE sent again after it worked answers 404,
+// which would report a failure for a delete that succeeded, and shipd keeps
+// no key for them.
 func isIdempotent(req *http.Request) bool {
 	switch req.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return true
 	case http.MethodPost:
 		return req.Header.Get(IdempotencyKeyHeader) != ""

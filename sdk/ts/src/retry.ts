@@ -33,19 +33,18 @@ export function isRetryableStatus(status: number): boolean {
 
 /**
  * Whether a request may be sent again after it failed without an answer,
- * when it may have reached shipd and done its work. GET, HEAD, OPTIONS, PUT
- * and DELETE are idempotent by HTTP's definition (RFC 9110 9.2.2); a POST is
- * when it carries an Idempotency-Key, since shipd then answers a repeat with
- * the first answer instead of doing the work twice. PATCH and a POST without
- * a key are not.
+ * when it may have reached shipd and done its work: a read (GET, HEAD,
+ * OPTIONS), or a POST with an Idempotency-Key, since shipd then answers a
+ * repeat with the first answer instead of doing the work twice. Not PUT,
+ * PATCH or DELETE: a DELETE sent again after it worked answers 404, which
+ * would report a failure for a delete that succeeded, and shipd keeps no key
+ * for them.
  */
 export function isIdempotent(method: string, headers: Headers): boolean {
   switch (method.toUpperCase()) {
     case "GET":
     case "HEAD":
     case "OPTIONS":
-    case "PUT":
-    case "DELETE":
       return true;
     case "POST":
       return headers.has("Idempotency-Key");

@@ -76,7 +76,7 @@ test("a POST without a key is not sent again: the caller gets a ShipdNetworkErro
   assert.equal((await channelsNamed("Keyless", 1)).length, 1);
 });
 
-test("a GET is sent again; a PATCH is not", async () => {
+test("a GET is sent again; a PATCH or a DELETE is not", async () => {
   const setup = client((r) => fetch(r));
   const ch = await setup.channels.create({ name: "Patched", provider: "sandbox", settings: sandboxSettings });
 
@@ -94,6 +94,15 @@ test("a GET is sent again; a PATCH is not", async () => {
     .catch((e: unknown) => e);
   assert.ok(err instanceof ShipdNetworkError);
   assert.equal(patches.length, 1);
+
+  // Sent again after it worked, the DELETE would answer 404: a failure
+  // reported for a delete that succeeded.
+  const deletes: Exchange[] = [];
+  const gone = await client(recordingFetch(deletes, losingAnswers(1)))
+    .channels.delete(ch.data.id)
+    .catch((e: unknown) => e);
+  assert.ok(gone instanceof ShipdNetworkError);
+  assert.equal(deletes.length, 1);
 });
 
 test("an unreachable server: GET retried up to maxRetries, then ShipdNetworkError", async () => {
