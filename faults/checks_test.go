@@ -28,7 +28,7 @@ type publishedEvent struct {
 // published reads the account's events of the given types straight from
 // the module streams (watermill_<module>), the ground truth of what was
 // published, whichever instance published it and whatever happened after.
-func published(t *testing.T, dbOf streamDatabases, accountID string, eventTypes []string) []publishedEvent {
+func published(t testing.TB, dbOf streamDatabases, accountID string, eventTypes []string) []publishedEvent {
 	t.Helper()
 	var out []publishedEvent
 	for _, et := range eventTypes {
@@ -106,7 +106,7 @@ func (f findings) String() string {
 }
 
 // nothingLost checks every promise the write load was given.
-func (x afterFault) nothingLost(t *testing.T) findings {
+func (x afterFault) nothingLost(t testing.TB) findings {
 	t.Helper()
 	var f findings
 	acked := x.load.acknowledged()
@@ -269,7 +269,7 @@ func (x afterFault) nothingLost(t *testing.T) findings {
 // attempt and every published event reached each path, then fails for any
 // event delivered to a path more than once. It returns the attempts seen
 // and how many of them were repeats.
-func deliveredExactlyOnce(t *testing.T, db *sql.DB, rc *receiver, acc account, events []string, paths []string, within time.Duration) (attempts, repeats int) {
+func deliveredExactlyOnce(t testing.TB, db *sql.DB, rc *receiver, acc account, events []string, paths []string, within time.Duration) (attempts, repeats int) {
 	t.Helper()
 	eventually(t, within, "every published event delivered to every subscription, no delivery pending", func() string {
 		var pending int
@@ -338,7 +338,7 @@ func summarise(problems []string) string {
 
 // explainLag logs, for a failed check, where the shipments are: booked or
 // not in the write model, and how far each consumer group is behind.
-func (x afterFault) explainLag(t *testing.T) {
+func (x afterFault) explainLag(t testing.TB) {
 	shipments := x.streamsDB()("shipments")
 	booking := textRows(shipments, `SELECT s || ': ' || count(*) FROM (SELECT state->>'status' || ' due=' || booking_due::text || ' attempt=' || attempts::text || ' lease=' ||
 		coalesce((lease_until > now())::text, 'none') AS s FROM shipments.shipments WHERE account_id = $1) x GROUP BY s`, x.acc.id)

@@ -13,7 +13,7 @@ import (
 // a result that comes early ends the wait early. The pause between polls
 // grows from 10 ms to 200 ms, so a long wait does not load the instance it
 // watches with list requests.
-func eventually(t *testing.T, within time.Duration, what string, check func() string) time.Duration {
+func eventually(t testing.TB, within time.Duration, what string, check func() string) time.Duration {
 	t.Helper()
 	start := time.Now()
 	deadline := start.Add(within)

@@ -255,7 +255,7 @@ func loadChannels(t *testing.T, c client, name string) (main string, spares []st
 }
 
 // awaitAcknowledged waits until n writes of the load were acknowledged.
-func (l *writeLoad) awaitAcknowledged(t *testing.T, n int, what string) {
+func (l *writeLoad) awaitAcknowledged(t testing.TB, n int, what string) {
 	t.Helper()
 	eventually(t, 60*time.Second, what, func() string {
 		if got := len(l.acknowledged()); got < n {

@@ -34,6 +34,7 @@ import (
 // once, and the two tracking instances have both checked parcels, none of
 // them twice at once (no tracking parcel version published twice).
 func TestModuleProcessesKilledUnderLoad(t *testing.T) {
+	verdict := recordFailures(t)
 	dsn, db := newDatabase(t, "faults_split")
 	shipmentsDSN, shipmentsDB := moduleDatabase(t, db, dsn, "faults_split_shipments")
 	trackingDSN, trackingDB := moduleDatabase(t, db, dsn, "faults_split_tracking")
@@ -73,11 +74,11 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 		}
 	}
 	load := startWriteLoad([]client{c}, channel, "SPL", spares)
-	load.awaitAcknowledged(t, 100, "writes acknowledged through the proxy before the first kill")
+	load.awaitAcknowledged(verdict, 100, "writes acknowledged through the proxy before the first kill")
 	// The two tracking instances share the checks (each claims due parcels
 	// for itself, FOR UPDATE SKIP LOCKED).
 	var checks []string
-	eventually(t, 30*time.Second, "both tracking instances checking parcels", func() string {
+	eventually(verdict, 30*time.Second, "both tracking instances checking parcels", func() string {
 		checks = checks[:0]
 		for _, name := range []string{"tracking", "tracking-b"} {
 			n := trackCalls(t, procs[name])
@@ -105,7 +106,7 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 		procs[name].Kill()
 		time.Sleep(500 * time.Millisecond) // the write load meets the dead process a while first
 		if a := c.call(http.MethodGet, otherRoute[name], nil); !a.ok() {
-			t.Errorf("with %s killed, GET %s through the proxy: %s", name, otherRoute[name], a)
+			verdict.Errorf("with %s killed, GET %s through the proxy: %s", name, otherRoute[name], a)
 		} else {
 			served = append(served, fmt.Sprintf("%s down: GET %s %d", name, otherRoute[name], a.status))
 		}
@@ -127,7 +128,7 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 			}
 		}
 	})
-	load.awaitAcknowledged(t, len(load.acknowledged())+50, "writes acknowledged after every process came back")
+	load.awaitAcknowledged(verdict, len(load.acknowledged())+50, "writes acknowledged after every process came back")
 	load.halt()
 
 	answers := load.allAnswers()
@@ -138,7 +139,7 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 		}
 	}
 	if len(unexpected) > 0 {
-		t.Errorf("answers other than 2xx or 503 while processes were killed: %s", summarise(unexpected))
+		verdict.Errorf("answers other than 2xx or 503 while processes were killed: %s", summarise(unexpected))
 	}
 
 	databases := func(stream string) *sql.DB {
@@ -150,7 +151,7 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 		}
 		return db
 	}
-	f := afterFault{c: c, db: db, streams: databases, acc: acc, load: load, rc: rc, path: "/split", within: 90 * time.Second}.nothingLost(t)
+	f := afterFault{c: c, db: db, streams: databases, acc: acc, load: load, rc: rc, path: "/split", within: 90 * time.Second}.nothingLost(verdict)
 
 	// No parcel was checked twice at once, which would publish one version
 	// twice.
@@ -163,10 +164,10 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	if parcels == 0 {
-		t.Error("no tracking parcel was made from the booked shipments")
+		verdict.Error("no tracking parcel was made from the booked shipments")
 	}
 	if twice > 0 {
-		t.Errorf("%d tracking parcel versions published twice", twice)
+		verdict.Errorf("%d tracking parcel versions published twice", twice)
 	}
 	t.Logf("split deployment, each module process killed with -9 in turn: %d writes (%s); %s; %s", len(answers), outcomes(answers), strings.Join(served, ", "), f)
 	t.Logf("tracking: %d parcels, no version published twice; checks before the kills: %s", parcels, strings.Join(checks, ", "))
