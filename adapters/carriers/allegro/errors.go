@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -82,7 +83,7 @@ func answerError(what string, status int, body []byte, methodSetting string) err
 		}
 		return carrier.Reject("", "Allegro refused %s: HTTP %d %s", what, status, http.StatusText(status))
 	}
-	return fmt.Errorf("allegro: %s: unexpected HTTP %d: %s", what, status, snippet(body))
+	return fmt.Errorf("allegro: %s: unexpected HTTP %d: %s", what, status, carrierhttp.Snippet(body))
 }
 
 // rejectionsOf turns Allegro's errors into Rejections (nil for none).
@@ -168,13 +169,4 @@ func fieldOf(path, methodSetting string) string {
 		}
 	}
 	return path
-}
-
-// snippet is the start of a body, for error messages.
-func snippet(b []byte) string {
-	const max = 200
-	if len(b) > max {
-		return string(b[:max]) + "…"
-	}
-	return string(b)
 }

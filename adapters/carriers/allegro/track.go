@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -66,7 +67,7 @@ func (c *Carrier) track(ctx context.Context, s carrier.Settings, tc trackingCarr
 	case http.StatusBadRequest:
 		// "unknown carrier id, missing or too many waybills" [V]: one
 		// waybill is sent, so the carrier id is what Allegro refuses.
-		return carrier.Tracking{}, carrier.Reject(tc.setting, "Allegro refused tracking with carrier id %q: %s", carrierID, snippet(res.Body))
+		return carrier.Tracking{}, carrier.Reject(tc.setting, "Allegro refused tracking with carrier id %q: %s", carrierID, carrierhttp.Snippet(res.Body))
 	default:
 		return carrier.Tracking{}, answerError("GET "+path, res.Status, res.Body, "")
 	}

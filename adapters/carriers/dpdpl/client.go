@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,7 +74,7 @@ func (c *Carrier) call(ctx context.Context, url, ns string, req operation, out a
 	env, err := readEnvelope(body)
 	if err != nil {
 		if status >= 500 {
-			return carrierhttp.Unavailable("%s: HTTP %d: %s", op, status, snippet(body))
+			return carrierhttp.Unavailable("%s: HTTP %d: %s", op, status, carrierhttp.Snippet(body))
 		}
 		return fmt.Errorf("dpd_pl: %s: HTTP %d, unreadable answer: %v", op, status, err)
 	}
@@ -83,7 +82,7 @@ func (c *Carrier) call(ctx context.Context, url, ns string, req operation, out a
 		return env.Body.Fault
 	}
 	if status != http.StatusOK {
-		return fmt.Errorf("dpd_pl: %s: unexpected HTTP %d: %s", op, status, snippet(body))
+		return fmt.Errorf("dpd_pl: %s: unexpected HTTP %d: %s", op, status, carrierhttp.Snippet(body))
 	}
 	if err := xml.Unmarshal(env.Body.Inner, out); err != nil {
 		return fmt.Errorf("dpd_pl: %s: reading the answer: %w", op, err)
@@ -91,30 +90,18 @@ func (c *Carrier) call(ctx context.Context, url, ns string, req operation, out a
 	return nil
 }
 
-// send posts the envelope. It differs from carrierhttp.Do in one way: JAX-WS
-// answers a SOAP fault with HTTP 500, which is DPD refusing the call, not DPD
-// being down, so a 500 whose body is a fault comes back to be read. No
-// answer, a timeout, a 429 and every other 5xx are unavailable.
+// send posts the envelope. JAX-WS answers a SOAP fault with HTTP 500, which
+// is DPD refusing the call, not DPD being down, so such an answer comes
+// back to be read; no answer, a timeout, a 429 and every other 5xx are
+// unavailable.
 func (c *Carrier) send(req *http.Request, op string) (int, []byte, error) {
-	client := c.cfg.HTTPClient
-	if client == nil {
-		client = carrierhttp.DefaultClient
-	}
-	res, err := client.Do(req)
+	res, err := carrierhttp.DoAnswering(c.cfg.HTTPClient, req, func(status int, body []byte) bool {
+		return status == http.StatusInternalServerError && isFault(body)
+	})
 	if err != nil {
-		return 0, nil, carrierhttp.Unavailable("%s: %v", op, err)
+		return 0, nil, fmt.Errorf("%s: %w", op, err)
 	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, carrierhttp.MaxBody))
-	if err != nil {
-		return 0, nil, carrierhttp.Unavailable("%s: reading the answer: %v", op, err)
-	}
-	switch {
-	case res.StatusCode == http.StatusInternalServerError && isFault(body):
-	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500:
-		return 0, nil, carrierhttp.Unavailable("%s: HTTP %d %s", op, res.StatusCode, snippet(body))
-	}
-	return res.StatusCode, body, nil
+	return res.Status, res.Body, nil
 }
 
 // envelope is a SOAP answer: a fault, or the operation's response wrapper.
@@ -178,13 +165,4 @@ func asFault(err error) (*soapFault, bool) {
 	var f *soapFault
 	ok := errors.As(err, &f)
 	return f, ok
-}
-
-// snippet is the start of a body, for error messages.
-func snippet(b []byte) string {
-	const max = 200
-	if len(b) > max {
-		return string(b[:max]) + "…"
-	}
-	return string(b)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -43,7 +44,7 @@ func problemDetail(body []byte) string {
 func rejection(status int, body []byte) error {
 	var p problem
 	if err := json.Unmarshal(body, &p); err != nil || (p.Title == "" && p.Detail == "" && len(p.Errors) == 0) {
-		return &carrier.Rejection{Message: fmt.Sprintf("PPL refused the request (HTTP %d): %s", status, snippet(body))}
+		return &carrier.Rejection{Message: fmt.Sprintf("PPL refused the request (HTTP %d): %s", status, carrierhttp.Snippet(body))}
 	}
 	keys := make([]string, 0, len(p.Errors))
 	for k := range p.Errors {
@@ -67,14 +68,6 @@ func rejection(status int, body []byte) error {
 		return out[0]
 	}
 	return out
-}
-
-func snippet(b []byte) string {
-	const max = 200
-	if len(b) > max {
-		return string(b[:max]) + "…"
-	}
-	return string(b)
 }
 
 // fields maps PPL's request paths (case-insensitive, without the

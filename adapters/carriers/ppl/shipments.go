@@ -373,7 +373,7 @@ func answerError(what string, res *carrierhttp.Response) error {
 	if res.Status >= 400 && res.Status < 500 {
 		return rejection(res.Status, res.Body)
 	}
-	return fmt.Errorf("ppl: %s: unexpected HTTP %d: %s", what, res.Status, snippet(res.Body))
+	return fmt.Errorf("ppl: %s: unexpected HTTP %d: %s", what, res.Status, carrierhttp.Snippet(res.Body))
 }
 
 // CancelShipment cancels every parcel of the shipment. PPL answers 2xx; a

@@ -34,6 +34,13 @@ type Response struct {
 // an error wrapping carrier.ErrUnavailable, naming what was asked; every
 // other answer, 4xx included, comes back for the adapter to read.
 func Do(client *http.Client, req *http.Request) (*Response, error) {
+	return DoAnswering(client, req, nil)
+}
+
+// DoAnswering is Do, except that a 5xx that isAnswer accepts comes back to
+// be read: a SOAP service answers its faults (the carrier refusing the
+// call) with HTTP 500. nil accepts none, as Do.
+func DoAnswering(client *http.Client, req *http.Request, isAnswer func(status int, body []byte) bool) (*Response, error) {
 	if client == nil {
 		client = DefaultClient
 	}
@@ -47,8 +54,9 @@ func Do(client *http.Client, req *http.Request) (*Response, error) {
 	if err != nil {
 		return nil, Unavailable("%s: reading the answer: %v", what, err)
 	}
-	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
-		return nil, Unavailable("%s: HTTP %d %s", what, res.StatusCode, snippet(body))
+	answered := res.StatusCode >= 500 && isAnswer != nil && isAnswer(res.StatusCode, body)
+	if (res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500) && !answered {
+		return nil, Unavailable("%s: HTTP %d %s", what, res.StatusCode, Snippet(body))
 	}
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: body}, nil
 }
@@ -58,8 +66,8 @@ func Unavailable(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{carrier.ErrUnavailable}, args...)...)
 }
 
-// snippet is the start of a body, for error messages.
-func snippet(b []byte) string {
+// Snippet is the start of a body, for error messages.
+func Snippet(b []byte) string {
 	const max = 200
 	if len(b) > max {
 		return string(b[:max]) + "…"

@@ -55,6 +55,40 @@ func TestDoSortsAnswers(t *testing.T) {
 	}
 }
 
+// A 5xx the adapter accepts as an answer (a SOAP fault on HTTP 500) comes
+// back to be read; every other 5xx is still unavailable.
+func TestDoAnsweringReadsAcceptedFailures(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/fault":
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte("<Fault>login refused</Fault>"))
+		case "/crash":
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte("stack trace"))
+		case "/down":
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("<Fault>maintenance</Fault>"))
+		}
+	}))
+	defer srv.Close()
+	isFault := func(status int, body []byte) bool {
+		return status == http.StatusInternalServerError && string(body[:7]) == "<Fault>"
+	}
+	get := func(path string) (*carrierhttp.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, nil)
+		return carrierhttp.DoAnswering(nil, req, isFault)
+	}
+	if res, err := get("/fault"); err != nil || res.Status != http.StatusInternalServerError || string(res.Body) != "<Fault>login refused</Fault>" {
+		t.Errorf("a fault on 500: %+v, %v; want it back to be read", res, err)
+	}
+	for _, path := range []string{"/crash", "/down"} {
+		if _, err := get(path); !errors.Is(err, carrier.ErrUnavailable) {
+			t.Errorf("%s: %v, want unavailable", path, err)
+		}
+	}
+}
+
 func TestTokensFetchOncePerKeyUntilForgotten(t *testing.T) {
 	var tokens carrierhttp.Tokens
 	var fetches atomic.Int32
