@@ -161,16 +161,10 @@ func (f *fakePPL) checked(next http.Handler) http.Handler {
 			problemJSON(w, http.StatusBadRequest, "BadRequest", "", map[string][]string{"$": {err.Error()}})
 			return
 		}
-		rec := httptest.NewRecorder()
-		next.ServeHTTP(rec, r)
-		if err := f.spec.CheckResponse(r.Context(), in, rec.Code, rec.Header(), rec.Body.Bytes()); err != nil {
+		err = f.spec.Answer(w, in, func(rec http.ResponseWriter) { next.ServeHTTP(rec, r) })
+		if err != nil {
 			f.t.Errorf("%s fake: %v", f.name, err)
 		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rec.Body.Bytes())
 	})
 }
 

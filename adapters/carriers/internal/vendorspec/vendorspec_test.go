@@ -79,3 +79,30 @@ func TestARequestOfNoOperationIsRefused(t *testing.T) {
 		t.Error("GET /labels passed")
 	}
 }
+
+// Answer sends on what the fake wrote and says how it departs from the
+// document.
+func TestAnswerSendsOnAndChecks(t *testing.T) {
+	spec := load(t)
+	req, err := spec.CheckRequest(post(`{"weight": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		body string
+		ok   bool
+	}{{`{"id": "P1"}`, true}, {`{"id": "P1", "trackingNo": "X"}`, false}} {
+		w := httptest.NewRecorder()
+		err := spec.Answer(w, req, func(rec http.ResponseWriter) {
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(http.StatusCreated)
+			rec.Write([]byte(tc.body))
+		})
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: check said %v", tc.body, err)
+		}
+		if w.Code != http.StatusCreated || w.Body.String() != tc.body || w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%s: sent on %d %q %q", tc.body, w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+	}
+}
