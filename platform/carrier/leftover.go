@@ -15,16 +15,14 @@ type LeftAtCarrier struct {
 	// ProviderIDs are the carrier's ids of what it still holds (shipment
 	// numbers, packet ids, waybills).
 	ProviderIDs []string
-	// CancelErr is why the cancel failed.
+	// CancelErr is why the cancel failed. It is not unwrapped: a carrier
+	// refusing the cancel must not read as a refusal of the booking.
 	CancelErr error
 }
 
 func (l *LeftAtCarrier) Error() string {
 	return "left at the carrier, not cancelled: " + strings.Join(l.ProviderIDs, ", ") + " (" + l.CancelErr.Error() + ")"
 }
-
-// Unwrap is the cancel's error.
-func (l *LeftAtCarrier) Unwrap() error { return l.CancelErr }
 
 // WithLeftover joins the booking's failure err with what a failed cancel
 // left at the carrier, keeping err's kind (a Rejection or ErrUnavailable)
