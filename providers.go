@@ -1,6 +1,8 @@
 package shipd
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 	"log/slog"
@@ -151,7 +153,8 @@ func outbox(logger *slog.Logger) *messaging.Outbox {
 // counted and timed for /metrics.
 func carriers(cfg config.Config, clk clock.Clock, calls *metrics.CarrierCalls) *carrier.Registry {
 	providers := []carrier.Provider{
-		sandbox.NewWithConfig(sandbox.Config{Clock: clk, TimeScale: cfg.SandboxTimeScale}),
+		sandbox.NewWithConfig(sandbox.Config{Clock: clk, TimeScale: cfg.SandboxTimeScale, Journal: cfg.SandboxJournal,
+			FailLabelsUntil: sandboxLabelOutage(cfg.SandboxFailLabelsFor)}),
 		ppl.New(ppl.Config{}),
 		dhlparcelde.New(dhlparcelde.Config{}),
 		gls.New(gls.Config{}),
@@ -215,4 +218,13 @@ func forwarder(db *sqlx.DB, wake *messaging.Wakeup, broker *messaging.Broker, cf
 		return nil
 	}
 	return messaging.NewForwarder(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Wakeup: wake}, broker, server.Streams(mods), logger)
+}
+
+// sandboxLabelOutage is when a label outage of d from now ends; zero for
+// none.
+func sandboxLabelOutage(d time.Duration) time.Time {
+	if d <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(d)
 }

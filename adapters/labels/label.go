@@ -81,6 +81,9 @@ func unknownFormat(format string) error {
 // checkBarcodeData keeps tracking numbers to characters that every format
 // encodes verbatim: ZPL reserves ^ ~ and > inside a ^BC field, EPL reserves
 // quotes, and Code 128 has no non-ASCII characters at all.
+// Check reports what Render would refuse in l, without drawing it.
+func Check(l ParcelLabel) error { return checkBarcodeData(l.TrackingNumber) }
+
 func checkBarcodeData(s string) error {
 	if s == "" || len(s) > 40 {
 		return fmt.Errorf("tracking number %q: must have 1 to 40 characters to fit a Code 128 barcode on the label", s)

@@ -2,6 +2,7 @@ package carrier
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -18,9 +19,15 @@ type Shipper interface {
 	// carrier only gives that).
 	Labels(ctx context.Context, settings Settings, ref ShipmentRef, format string) ([]Label, error)
 	// CancelShipment cancels a created shipment while the carrier allows it;
-	// a carrier that no longer allows it returns *Rejection.
+	// a carrier that no longer allows it returns *Rejection. A shipment the
+	// carrier has cancelled already (an earlier call worked, and its answer
+	// or its record was lost) returns ErrAlreadyCancelled, so a retried
+	// cancel is not reported as a failure.
 	CancelShipment(ctx context.Context, settings Settings, ref ShipmentRef) error
 }
+
+// ErrAlreadyCancelled is a carrier saying the shipment is cancelled already.
+var ErrAlreadyCancelled = errors.New("the carrier has already cancelled this shipment")
 
 // Address is a postal address: the one type of the carrier port, of the
 // shipments module's domain and of its published records (which alias it),

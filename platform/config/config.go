@@ -26,7 +26,14 @@ type Config struct {
 	// WebhookAllowPrivateNetworks lets deliveries reach loopback and private addresses.
 	WebhookAllowPrivateNetworks bool    `env:"WEBHOOK_ALLOW_PRIVATE_NETWORKS" envDefault:"false"`
 	SandboxTimeScale            float64 `env:"SANDBOX_TIME_SCALE" envDefault:"1"`
-	LogLevel                    string  `env:"LOG_LEVEL" envDefault:"info"`
+	// SandboxJournal is a file where the sandbox carrier keeps its
+	// bookings, so they outlive a restart and every process sharing the
+	// file sees them; empty keeps them in memory.
+	SandboxJournal string `env:"SANDBOX_JOURNAL"`
+	// SandboxFailLabelsFor makes the sandbox's label service fail for this
+	// long after the start (the fault suite's label outage); 0 never.
+	SandboxFailLabelsFor time.Duration `env:"SANDBOX_FAIL_LABELS_FOR" envDefault:"0s"`
+	LogLevel             string        `env:"LOG_LEVEL" envDefault:"info"`
 	// DataDir holds the local cluster and the generated secret key in local mode.
 	DataDir string `env:"SHIPD_DATA_DIR" envDefault:".data"`
 	// Database pool of each instance (postgres.Pool). The default maximum
@@ -130,6 +137,9 @@ func (c Config) Validate() error {
 	}
 	if c.SandboxTimeScale <= 0 {
 		errs = append(errs, errors.New("SANDBOX_TIME_SCALE must be greater than 0"))
+	}
+	if c.SandboxFailLabelsFor < 0 {
+		errs = append(errs, errors.New("SANDBOX_FAIL_LABELS_FOR must not be negative"))
 	}
 	if _, err := c.SlogLevel(); err != nil {
 		errs = append(errs, err)

@@ -22,7 +22,7 @@ func unsetEnv(t *testing.T) {
 		"DATABASE_URL", "HTTP_ADDR", "SECRET_KEY", "PUBLIC_BASE_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
 		"SANDBOX_TIME_SCALE", "LOG_LEVEL", "SHIPD_DATA_DIR", "MESSAGE_POLL_INTERVAL", "WORKER_POLL_INTERVAL",
 		"SHUTDOWN_TIMEOUT", "DATABASE_MAX_CONNS", "DATABASE_MAX_IDLE_CONNS", "DATABASE_CONN_MAX_LIFETIME",
-		"DATABASE_CONN_MAX_IDLE_TIME", "SHIPD_TEST_FAILPOINT",
+		"DATABASE_CONN_MAX_IDLE_TIME", "SHIPD_TEST_FAILPOINT", "SANDBOX_JOURNAL", "SANDBOX_FAIL_LABELS_FOR",
 	} {
 		t.Setenv(k, "") // restores the old value when t ends
 		if err := os.Unsetenv(k); err != nil {
@@ -155,6 +155,7 @@ func TestValidate(t *testing.T) {
 		{"bad log level", func(c *config.Config) { c.LogLevel = "verbose" }, "LOG_LEVEL"},
 		{"zero time scale", func(c *config.Config) { c.SandboxTimeScale = 0 }, "SANDBOX_TIME_SCALE"},
 		{"negative time scale", func(c *config.Config) { c.SandboxTimeScale = -1 }, "SANDBOX_TIME_SCALE"},
+		{"negative label outage", func(c *config.Config) { c.SandboxFailLabelsFor = -time.Second }, "SANDBOX_FAIL_LABELS_FOR"},
 		{"zero message poll", func(c *config.Config) { c.MessagePollInterval = 0 }, "MESSAGE_POLL_INTERVAL"},
 		{"negative worker poll", func(c *config.Config) { c.WorkerPollInterval = -time.Second }, "WORKER_POLL_INTERVAL"},
 		{"zero carrier timeout", func(c *config.Config) { c.CarrierTimeout = 0 }, "CARRIER_TIMEOUT"},

@@ -5,11 +5,14 @@
 package failpoint
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -19,12 +22,48 @@ const (
 	// AfterIdempotentCommit is after a keyed POST's writes and stored answer
 	// committed, before the client hears the answer.
 	AfterIdempotentCommit = "idempotency-after-commit"
+	// AfterCarrierAnswer is after a carrier accepted a booking and
+	// answered, before shipd records the answer (ADR 0041).
+	AfterCarrierAnswer = "booking-after-carrier-answer"
+	// AfterCarrierAccepted is after the carrier's acceptance was recorded,
+	// before the label is fetched and merged.
+	AfterCarrierAccepted = "booking-after-carrier-accepted"
 )
+
+var known = []string{AfterIdempotentCommit, AfterCarrierAnswer, AfterCarrierAccepted}
 
 type armed struct {
 	name  string
 	share float64
+	stop  bool // Stop: return ErrStopped instead of dying
+	hits  atomic.Int64
 }
+
+// ErrStopped is what Hit returns at a point armed by Stop.
+var ErrStopped = errors.New("failpoint: stopped here, as a killed process would")
+
+// Stop arms name for an in-process test: its next times passes each return
+// ErrStopped, the work ending there as if the process had died, and the
+// test goes on. The returned func disarms it and says how often it hit.
+// Tests that use it must not run in parallel with others of their package.
+func Stop(name string, times int) (disarm func() int) {
+	a := &armed{name: name, share: 1, stop: true}
+	current.Store(a)
+	var once sync.Once
+	check := func() {
+		if int(a.hits.Load()) >= times {
+			once.Do(func() { current.CompareAndSwap(a, nil) })
+		}
+	}
+	stopChecks.Store(&check)
+	return func() int {
+		current.CompareAndSwap(a, nil)
+		stopChecks.Store(nil)
+		return int(a.hits.Load())
+	}
+}
+
+var stopChecks atomic.Pointer[func()]
 
 var current atomic.Pointer[armed]
 
@@ -43,19 +82,28 @@ func Arm(spec string) error {
 			return fmt.Errorf("failpoint %q: the share must be a number in (0, 1]", spec)
 		}
 	}
-	if name != AfterIdempotentCommit {
-		return fmt.Errorf("failpoint %q: unknown point (known: %s)", spec, AfterIdempotentCommit)
+	if !slices.Contains(known, name) {
+		return fmt.Errorf("failpoint %q: unknown point (known: %s)", spec, strings.Join(known, ", "))
 	}
 	current.Store(&armed{name: name, share: share})
 	return nil
 }
 
 // Hit kills the process with SIGKILL, as kill -9 would, when name is armed
-// and the draw falls in its share.
-func Hit(name string) {
+// and the draw falls in its share; under an in-process test's Stop it
+// returns ErrStopped instead, and the caller gives up right there as a
+// killed process would.
+func Hit(name string) error {
 	a := current.Load()
 	if a == nil || a.name != name || rand.Float64() >= a.share {
-		return
+		return nil
+	}
+	if a.stop {
+		a.hits.Add(1)
+		if check := stopChecks.Load(); check != nil {
+			(*check)()
+		}
+		return ErrStopped
 	}
 	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // the signal is on its way; nothing more may happen here

@@ -66,6 +66,18 @@ func TestEveryPostReplaysWithItsKey(t *testing.T) {
 		res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + id, Key: key})
 		return res.Status == http.StatusOK && res.Data(t)["status"] == "created"
 	})
+	// A shipment the carrier holds whose label is being fetched: asking
+	// for the label again is accepted as it stands (ADR 0041).
+	held := shipment(channel)
+	held["enable_tracking"], held["reference_number"] = false, "LABELFAIL-9-REPLAY"
+	heldRes := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Body: held, Key: key})
+	heldID, _ := heldRes.Data(t)["id"].(string)
+	apptest.Eventually(t, 10*time.Second, "the carrier holding the shipment", func() bool {
+		res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + heldID, Key: key})
+		return res.Status == http.StatusOK && res.Data(t)["provider_shipment_id"] != nil
+	})
+	once("label retry", apptest.Request{Method: http.MethodPost, Path: "/v1/shipments/" + heldID + "/label/retry"}, http.StatusAccepted,
+		`SELECT status || ':' || version FROM shipments.shipments WHERE id = $1`, heldID)
 	once("cancel", apptest.Request{Method: http.MethodPost, Path: "/v1/shipments/" + id + "/cancel"}, http.StatusOK,
 		`SELECT status || ':' || version FROM shipments.shipments WHERE id = $1`, id)
 	tp := once("tracking parcel", apptest.Request{Method: http.MethodPost, Path: "/v1/tracking-parcels",

@@ -137,6 +137,36 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A shipment whose label the sandbox fails to print 9 times: the
+	// carrier's id is shown while the label is fetched, the label can be
+	// asked for again, and the shipment cancelled meanwhile.
+	held, err := c.CreateShipmentWithResponse(ctx, nil, shipmentInput(ch.Id, unique("LABELFAIL-9-SDK"), "60200"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldID := held.JSON201.Data.Id
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		res, err := c.GetShipmentWithResponse(ctx, heldID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.JSON200.Data.ProviderShipmentId != nil {
+			if res.JSON200.Data.Status != shipd.ShipmentStatusPending || res.JSON200.Data.HasLabel {
+				t.Fatalf("a shipment whose label is being fetched is %s, has_label %v", res.JSON200.Data.Status, res.JSON200.Data.HasLabel)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the carrier's id never shown")
+		}
+	}
+	if res, err := c.RetryShipmentLabelWithResponse(ctx, heldID, nil); err != nil || res.JSON202 == nil || res.JSON202.Data.Id != heldID {
+		t.Fatalf("retry label: %v", err)
+	}
+	if res, err := c.CancelShipmentWithResponse(ctx, heldID, nil); err != nil || res.JSON200.Data.Status != shipd.ShipmentStatusCancelled {
+		t.Fatalf("cancel while the label is fetched: %v", err)
+	}
+
 	// Cancelled with the carrier; a refused shipment is deleted instead.
 	if res, err := c.CancelShipmentWithResponse(ctx, shID, nil); err != nil || res.JSON200.Data.Status != shipd.ShipmentStatusCancelled {
 		t.Fatalf("cancel: %v", err)

@@ -1387,29 +1387,33 @@ type Shipment struct {
 	CreatedAt          time.Time       `json:"created_at"`
 
 	// Currency ISO 4217 code of total_price; null exactly when total_price is null.
-	Currency           *string                 `json:"currency,omitempty"`
-	DestinationAddress *Address                `json:"destination_address,omitempty"`
-	EnableTracking     *bool                   `json:"enable_tracking,omitempty"`
-	Errors             *[]Problem              `json:"errors,omitempty"`
-	HasLabel           *bool                   `json:"has_label,omitempty"`
-	Id                 string                  `json:"id"`
-	IsSuccessful       *bool                   `json:"is_successful,omitempty"`
-	LabelFormat        *string                 `json:"label_format,omitempty"`
-	Metadata           *map[string]interface{} `json:"metadata,omitempty"`
-	OriginAddress      *Address                `json:"origin_address,omitempty"`
-	Parcels            *[]Parcel               `json:"parcels,omitempty"`
+	Currency           *string    `json:"currency,omitempty"`
+	DestinationAddress *Address   `json:"destination_address,omitempty"`
+	EnableTracking     *bool      `json:"enable_tracking,omitempty"`
+	Errors             *[]Problem `json:"errors,omitempty"`
+
+	// HasLabel Whether the merged label is stored; false while it is being fetched, and for a created shipment whose label could not be fetched.
+	HasLabel      *bool                   `json:"has_label,omitempty"`
+	Id            string                  `json:"id"`
+	IsSuccessful  *bool                   `json:"is_successful,omitempty"`
+	LabelFormat   *string                 `json:"label_format,omitempty"`
+	Metadata      *map[string]interface{} `json:"metadata,omitempty"`
+	OriginAddress *Address                `json:"origin_address,omitempty"`
+	Parcels       *[]Parcel               `json:"parcels,omitempty"`
 
 	// PickupPointId The carrier's pickup point the shipment goes to; null for delivery to the address.
-	PickupPointId      *string        `json:"pickup_point_id,omitempty"`
-	ProductType        *string        `json:"product_type,omitempty"`
-	Provider           string         `json:"provider"`
-	ProviderShipmentId *string        `json:"provider_shipment_id,omitempty"`
-	RecipientContact   *Contact       `json:"recipient_contact,omitempty"`
-	ReferenceNumber    string         `json:"reference_number"`
-	SenderContact      *Contact       `json:"sender_contact,omitempty"`
-	ShippingChannelId  string         `json:"shipping_channel_id"`
-	ShippingDate       *string        `json:"shipping_date,omitempty"`
-	Status             ShipmentStatus `json:"status"`
+	PickupPointId      *string  `json:"pickup_point_id,omitempty"`
+	ProductType        *string  `json:"product_type,omitempty"`
+	Provider           string   `json:"provider"`
+	ProviderShipmentId *string  `json:"provider_shipment_id,omitempty"`
+	RecipientContact   *Contact `json:"recipient_contact,omitempty"`
+	ReferenceNumber    string   `json:"reference_number"`
+	SenderContact      *Contact `json:"sender_contact,omitempty"`
+	ShippingChannelId  string   `json:"shipping_channel_id"`
+	ShippingDate       *string  `json:"shipping_date,omitempty"`
+
+	// Status `pending`: accepted and queued, being booked, refused (`is_successful` false), or held by the carrier with its label still being fetched (`provider_shipment_id` and tracking numbers shown). `created`: the carrier holds the shipment; with its label (`has_label` true), or without one when the label could not be fetched (`errors` names `label`; POST /shipments/{id}/label/retry).
+	Status ShipmentStatus `json:"status"`
 
 	// TotalPrice What the carrier charges, in currency. null until the carrier created the shipment, and null when its answer names no price (DHL Parcel DE, GLS and PPL never do; InPost without a selected offer): never 0 for an unknown price.
 	TotalPrice        *float32  `json:"total_price,omitempty"`
@@ -1417,7 +1421,7 @@ type Shipment struct {
 	UpdatedAt         time.Time `json:"updated_at"`
 }
 
-// ShipmentStatus defines model for Shipment.Status.
+// ShipmentStatus `pending`: accepted and queued, being booked, refused (`is_successful` false), or held by the carrier with its label still being fetched (`provider_shipment_id` and tracking numbers shown). `created`: the carrier holds the shipment; with its label (`has_label` true), or without one when the label could not be fetched (`errors` names `label`; POST /shipments/{id}/label/retry).
 type ShipmentStatus string
 
 // ShipmentList defines model for ShipmentList.
@@ -1796,6 +1800,12 @@ type GetShipmentLabelParams struct {
 	// Download Answers the raw label file instead of JSON, as GET /shipments/{id}/label/file does; a typed client calls that operation, whose answer is the file alone.
 	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
 	Download *bool `form:"download,omitempty" json:"download,omitempty"`
+}
+
+// RetryShipmentLabelParams defines parameters for RetryShipmentLabel.
+type RetryShipmentLabelParams struct {
+	// IdempotencyKey Makes the POST repeatable for 24 hours: the same key with the same request (same method, path and JSON body; whitespace and member order do not matter) replays the stored answer (with Idempotent-Replayed: true); with a different request it is a 422 idempotency_key_reused; while the first is in flight a 409. The answer is stored in the same transaction as what the request created or changed, so a retry after a crash or a lost answer never creates a second resource. 5xx answers are not stored: the key is free to retry.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListShippingChannelsParams defines parameters for ListShippingChannels.
@@ -3841,7 +3851,7 @@ type ClientInterface interface {
 
 	// GetShipmentLabel Get a shipment's label
 	//
-	// Requires the `shipments:read` permission.
+	// Requires the `shipments:read` permission. 404 `label_not_available` while there is no label: the carrier has not made the shipment, its label is still being fetched (the shipment is `pending` but already shows `provider_shipment_id` and its tracking numbers), or the label could not be fetched (`created` without a label; POST /shipments/{id}/label/retry fetches it again).
 	//
 	// Corresponds with GET /shipments/{id}/label (the `GetShipmentLabel` operationId).
 	GetShipmentLabel(ctx context.Context, id Id, params *GetShipmentLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3852,6 +3862,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /shipments/{id}/label/file (the `DownloadShipmentLabel` operationId).
 	DownloadShipmentLabel(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetryShipmentLabel Fetch a shipment's label again
+	//
+	// Requires the `shipments:write` permission. For a shipment the carrier holds whose label could not be fetched (status `created`, `has_label` false, its `errors` naming `label`): the label is fetched from the carrier again, never booked again, by the booking worker; the shipment is answered as it stands (202) and `has_label` turns true when the label is stored. A label already being fetched is left as it is; a shipment with a label, or one the carrier does not hold, is a 422 on `status`.
+	//
+	// Corresponds with POST /shipments/{id}/label/retry (the `RetryShipmentLabel` operationId).
+	RetryShipmentLabel(ctx context.Context, id Id, params *RetryShipmentLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListShippingChannels List shipping channels
 	//
@@ -4325,7 +4342,7 @@ func (c *RawClient) CancelShipment(ctx context.Context, id Id, params *CancelShi
 
 // GetShipmentLabel Get a shipment's label
 //
-// Requires the `shipments:read` permission.
+// Requires the `shipments:read` permission. 404 `label_not_available` while there is no label: the carrier has not made the shipment, its label is still being fetched (the shipment is `pending` but already shows `provider_shipment_id` and its tracking numbers), or the label could not be fetched (`created` without a label; POST /shipments/{id}/label/retry fetches it again).
 //
 // Corresponds with GET /shipments/{id}/label (the `GetShipmentLabel` operationId).
 func (c *RawClient) GetShipmentLabel(ctx context.Context, id Id, params *GetShipmentLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4347,6 +4364,23 @@ func (c *RawClient) GetShipmentLabel(ctx context.Context, id Id, params *GetShip
 // Corresponds with GET /shipments/{id}/label/file (the `DownloadShipmentLabel` operationId).
 func (c *RawClient) DownloadShipmentLabel(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDownloadShipmentLabelRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryShipmentLabel Fetch a shipment's label again
+//
+// Requires the `shipments:write` permission. For a shipment the carrier holds whose label could not be fetched (status `created`, `has_label` false, its `errors` naming `label`): the label is fetched from the carrier again, never booked again, by the booking worker; the shipment is answered as it stands (202) and `has_label` turns true when the label is stored. A label already being fetched is left as it is; a shipment with a label, or one the carrier does not hold, is a 422 on `status`.
+//
+// Corresponds with POST /shipments/{id}/label/retry (the `RetryShipmentLabel` operationId).
+func (c *RawClient) RetryShipmentLabel(ctx context.Context, id Id, params *RetryShipmentLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryShipmentLabelRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5432,6 +5466,55 @@ func NewDownloadShipmentLabelRequest(server string, id Id) (*http.Request, error
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRetryShipmentLabelRequest constructs an http.Request for the RetryShipmentLabel method
+func NewRetryShipmentLabelRequest(server string, id Id, params *RetryShipmentLabelParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/shipments/%s/label/retry", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6736,7 +6819,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetShipmentLabelWithResponse Get a shipment's label
 	//
-	// Requires the `shipments:read` permission.
+	// Requires the `shipments:read` permission. 404 `label_not_available` while there is no label: the carrier has not made the shipment, its label is still being fetched (the shipment is `pending` but already shows `provider_shipment_id` and its tracking numbers), or the label could not be fetched (`created` without a label; POST /shipments/{id}/label/retry fetches it again).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6751,6 +6834,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /shipments/{id}/label/file (the `DownloadShipmentLabel` operationId).
 	DownloadShipmentLabelWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*DownloadShipmentLabelResponse, error)
+
+	// RetryShipmentLabelWithResponse Fetch a shipment's label again
+	//
+	// Requires the `shipments:write` permission. For a shipment the carrier holds whose label could not be fetched (status `created`, `has_label` false, its `errors` naming `label`): the label is fetched from the carrier again, never booked again, by the booking worker; the shipment is answered as it stands (202) and `has_label` turns true when the label is stored. A label already being fetched is left as it is; a shipment with a label, or one the carrier does not hold, is a 422 on `status`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /shipments/{id}/label/retry (the `RetryShipmentLabel` operationId).
+	RetryShipmentLabelWithResponse(ctx context.Context, id Id, params *RetryShipmentLabelParams, reqEditors ...RequestEditorFn) (*RetryShipmentLabelResponse, error)
 
 	// ListShippingChannelsWithResponse List shipping channels
 	//
@@ -9005,6 +9097,219 @@ func (r DownloadShipmentLabelResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DownloadShipmentLabelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetryShipmentLabelResponse202Headers the declared response headers of an HTTP 202 response for RetryShipmentLabel
+type RetryShipmentLabelResponse202Headers struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// RetryShipmentLabelResponse400Headers the declared response headers of an HTTP 400 response for RetryShipmentLabel
+type RetryShipmentLabelResponse400Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// RetryShipmentLabelResponse401Headers the declared response headers of an HTTP 401 response for RetryShipmentLabel
+type RetryShipmentLabelResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// RetryShipmentLabelResponse403Headers the declared response headers of an HTTP 403 response for RetryShipmentLabel
+type RetryShipmentLabelResponse403Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// RetryShipmentLabelResponse404Headers the declared response headers of an HTTP 404 response for RetryShipmentLabel
+type RetryShipmentLabelResponse404Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// RetryShipmentLabelResponse409Headers the declared response headers of an HTTP 409 response for RetryShipmentLabel
+type RetryShipmentLabelResponse409Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// RetryShipmentLabelResponse422Headers the declared response headers of an HTTP 422 response for RetryShipmentLabel
+type RetryShipmentLabelResponse422Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// RetryShipmentLabelResponse429Headers the declared response headers of an HTTP 429 response for RetryShipmentLabel
+type RetryShipmentLabelResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestId          *string
+}
+
+// RetryShipmentLabelResponse500Headers the declared response headers of an HTTP 500 response for RetryShipmentLabel
+type RetryShipmentLabelResponse500Headers struct {
+	XRequestId *string
+}
+
+// RetryShipmentLabelResponse503Headers the declared response headers of an HTTP 503 response for RetryShipmentLabel
+type RetryShipmentLabelResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type RetryShipmentLabelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ShipmentResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RetryShipmentLabelResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RetryShipmentLabelResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RetryShipmentLabelResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RetryShipmentLabelResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RetryShipmentLabelResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RetryShipmentLabelResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RetryShipmentLabelResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RetryShipmentLabelResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RetryShipmentLabelResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RetryShipmentLabelResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON202() *ShipmentResponse {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RetryShipmentLabelResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RetryShipmentLabelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetryShipmentLabelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetryShipmentLabelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetryShipmentLabelResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13526,7 +13831,7 @@ func (c *ClientWithResponses) CancelShipmentWithResponse(ctx context.Context, id
 
 // GetShipmentLabelWithResponse Get a shipment's label
 //
-// Requires the `shipments:read` permission.
+// Requires the `shipments:read` permission. 404 `label_not_available` while there is no label: the carrier has not made the shipment, its label is still being fetched (the shipment is `pending` but already shows `provider_shipment_id` and its tracking numbers), or the label could not be fetched (`created` without a label; POST /shipments/{id}/label/retry fetches it again).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13552,6 +13857,21 @@ func (c *ClientWithResponses) DownloadShipmentLabelWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseDownloadShipmentLabelResponse(rsp)
+}
+
+// RetryShipmentLabelWithResponse Fetch a shipment's label again
+//
+// Requires the `shipments:write` permission. For a shipment the carrier holds whose label could not be fetched (status `created`, `has_label` false, its `errors` naming `label`): the label is fetched from the carrier again, never booked again, by the booking worker; the shipment is answered as it stands (202) and `has_label` turns true when the label is stored. A label already being fetched is left as it is; a shipment with a label, or one the carrier does not hold, is a 422 on `status`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /shipments/{id}/label/retry (the `RetryShipmentLabel` operationId).
+func (c *ClientWithResponses) RetryShipmentLabelWithResponse(ctx context.Context, id Id, params *RetryShipmentLabelParams, reqEditors ...RequestEditorFn) (*RetryShipmentLabelResponse, error) {
+	rsp, err := c.RetryShipmentLabel(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryShipmentLabelResponse(rsp)
 }
 
 // ListShippingChannelsWithResponse List shipping channels
@@ -18147,6 +18467,471 @@ func ParseDownloadShipmentLabelResponse(rsp *http.Response) (*DownloadShipmentLa
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers DownloadShipmentLabelResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetryShipmentLabelResponse parses an HTTP response from a RetryShipmentLabelWithResponse call
+func ParseRetryShipmentLabelResponse(rsp *http.Response) (*RetryShipmentLabelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetryShipmentLabelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ShipmentResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers RetryShipmentLabelResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers RetryShipmentLabelResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RetryShipmentLabelResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RetryShipmentLabelResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RetryShipmentLabelResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RetryShipmentLabelResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers RetryShipmentLabelResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RetryShipmentLabelResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RetryShipmentLabelResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RetryShipmentLabelResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1,6 +1,7 @@
 // Package sandbox is a built-in carrier that behaves like a real one but runs
 // offline, so the whole service can be tried and tested without a carrier
-// account. It books shipments in memory (they are gone after a restart),
+// account. It books shipments in memory (gone after a restart, unless a
+// journal file keeps them),
 // numbers parcels with UPU S10 tracking numbers ("SB", 8-digit serial, check
 // digit, origin country, e.g. SB473124829CZ), prices them and prints real
 // labels (pdf, zpl, epl).
@@ -12,7 +13,8 @@
 // its pickup point (pickup_point_id, else the channel's defaultPickupPoint):
 // the sandbox's points are SBP and 1 to 6 digits (SBP1001); any other is
 // refused on pickup_point_id, as is a point on STANDARD or EXPRESS.
-// Labels can be fetched again in any format; cancelling twice is fine, and a
+// Labels can be fetched again in any format; a second cancel answers that
+// the shipment is cancelled already (carrier.ErrAlreadyCancelled), and a
 // cancelled shipment's labels are void (refused).
 //
 // Price, in EUR, per parcel 4.90 (STANDARD), 9.90 (EXPRESS) or 3.90 (POINT) plus 0.80 per
@@ -36,6 +38,17 @@
 //     picked up.
 //   - reference "UNPRICED...": the shipment books, but the answer names no price, as DHL
 //     Parcel DE, GLS and PPL always answer.
+//   - reference "NO-TRACKING-NUMBER...": the shipment books, but the answer lacks the last
+//     parcel's tracking number; resuming the booking (its handle) answers them all.
+//   - reference "LABELFAIL-n-..." (n = 1..9): the booking answers without labels and the first
+//     n label fetches of the shipment fail as unavailable.
+//   - reference "LABELBAD-n-...": the first n label answers (the booking's included) are
+//     corrupt files that cannot be merged.
+//
+// A booking is handed to shipd's Booking.Accept (its id is the handle)
+// before the sandbox answers, and a booking given that handle is resumed,
+// never made again. With a journal (SANDBOX_JOURNAL) bookings outlive the
+// process and every process sharing the file sees them.
 //
 // Tracking. A tracking number's serial says what its journey is: the first
 // digit picks the journey, the second is 1 for a cash-on-delivery parcel
@@ -88,16 +101,20 @@ const (
 	RefDown      = "DOWN"
 	RefNoCancel  = "NO-CANCEL"
 	RefUnpriced  = "UNPRICED"
+	RefNoTrack   = "NO-TRACKING-NUMBER"
+	RefLabelFail = "LABELFAIL-"
+	RefLabelBad  = "LABELBAD-"
 )
 
 // Carrier is the sandbox carrier. Its bookings live in memory, so one value
 // is one carrier account's history; the zero value is ready to use.
 type Carrier struct {
-	config    Config
-	mu        sync.Mutex
-	shipments map[string]*shipment // by provider shipment id
-	attempts  map[string]int       // booking calls per TRANSIENT- reference
-	cancelled map[string]time.Time // cancellation time per tracking number
+	config     Config
+	mu         sync.Mutex
+	shipments  map[string]*shipment // by provider shipment id
+	attempts   map[string]int       // booking calls per TRANSIENT- reference
+	labelTries map[string]int       // label answers per LABELFAIL-/LABELBAD- booking
+	cancelled  map[string]time.Time // cancellation time per tracking number
 }
 
 // Config sets the sandbox's sense of time.
@@ -107,6 +124,16 @@ type Config struct {
 	Clock clock.Clock
 	// TimeScale is how many sandbox seconds pass per real second; 1 when 0.
 	TimeScale float64
+	// Journal is a file where the sandbox keeps every booking and cancel,
+	// one JSON line each (SANDBOX_JOURNAL), so that another process, or
+	// this one after a restart, resumes a booking and prints its labels;
+	// "" keeps them in memory only. Bookings reads it back.
+	Journal string
+	// FailLabelsUntil makes every label the sandbox is asked for fail
+	// (bookings answer without labels, Labels as unavailable) until then
+	// (SANDBOX_FAIL_LABELS_FOR after the start): the fault suite's label
+	// service outage.
+	FailLabelsUntil time.Time
 }
 
 // New returns the sandbox carrier on the real clock at scale 1.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -31,15 +32,23 @@ var products = map[string]int64{"STANDARD": 490, "EXPRESS": 990, "POINT": 390, "
 // labels again and to refuse cancelling what it must not.
 type shipment struct {
 	reference string
+	key       string // the booking key shipd sent
+	price     *carrier.Money
 	labels    []labels.ParcelLabel
 	cancelled bool
 }
 
 // CreateShipment books req: one S10 tracking number and one label per
-// parcel, a price computed as the package comment says.
+// parcel, a price computed as the package comment says. The booking is kept
+// (in the journal too, when there is one) and its id handed to
+// req.Booking.Accept before the carrier answers; an attempt given that
+// handle resumes the booking instead of making another (ADR 0041).
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
 	if err := reachable(ctx, s); err != nil {
 		return carrier.CreatedShipment{}, err
+	}
+	if req.Booking.Handle != "" {
+		return c.resume(s, req)
 	}
 	if err := c.trigger(ctx, req.Reference); err != nil {
 		return carrier.CreatedShipment{}, err
@@ -58,11 +67,10 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if date.IsZero() {
 		date = time.Now()
 	}
-	sh := &shipment{reference: req.Reference}
-	out := carrier.CreatedShipment{}
+	sh := &shipment{reference: req.Reference, key: req.Booking.Key}
 	if !strings.HasPrefix(req.Reference, RefUnpriced) {
 		p := price(product, req.Parcels, req.COD != nil)
-		out.Price = &p
+		sh.price = &p
 	}
 	for i, p := range req.Parcels {
 		l := labels.ParcelLabel{
@@ -80,28 +88,81 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		if req.COD != nil {
 			l.COD = req.COD.String()
 		}
-		data, err := labels.Render(format, l)
-		if err != nil {
+		if err := labels.Check(l); err != nil {
 			return carrier.CreatedShipment{}, fmt.Errorf("sandbox: label of parcel %d: %w", i, err)
 		}
 		sh.labels = append(sh.labels, l)
-		out.TrackingNumbers = append(out.TrackingNumbers, l.TrackingNumber)
-		out.Labels = append(out.Labels, carrier.Label{Format: format, Data: data})
 	}
+	id, err := c.keep(sh)
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	if err := req.Booking.Accept(ctx, id); err != nil {
+		return carrier.CreatedShipment{}, acceptFailed(err)
+	}
+	out, err := c.answer(id, sh, format)
+	if err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	if strings.HasPrefix(req.Reference, RefNoTrack) && len(out.TrackingNumbers) > 0 {
+		// The answer loses its last tracking number, as a carrier's
+		// malformed answer would; a resumed booking reads it whole.
+		out.TrackingNumbers = out.TrackingNumbers[:len(out.TrackingNumbers)-1]
+	}
+	return out, nil
+}
 
+// keep stores a new booking under a fresh id, in memory and in the journal.
+func (c *Carrier) keep(sh *shipment) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.shipments == nil {
 		c.shipments = map[string]*shipment{}
 	}
-	for {
-		out.ProviderShipmentID = newShipmentID()
-		if _, taken := c.shipments[out.ProviderShipmentID]; !taken {
-			break
-		}
+	id := newShipmentID()
+	for c.shipments[id] != nil {
+		id = newShipmentID()
 	}
-	c.shipments[out.ProviderShipmentID] = sh
-	return out, nil
+	if err := c.journal(journalEntry{Booking: &bookingRecord{Key: sh.key, ProviderShipmentID: id,
+		Reference: sh.reference, Price: sh.price, Labels: sh.labels}}); err != nil {
+		return "", err
+	}
+	c.shipments[id] = sh
+	return id, nil
+}
+
+// resume answers for a booking made before, by its handle (its id): never a
+// second booking.
+func (c *Carrier) resume(s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	sh, ok := c.find(req.Booking.Handle)
+	if !ok {
+		return carrier.CreatedShipment{}, unavailable("sandbox carrier has no booking %s to resume (bookings live in memory unless SANDBOX_JOURNAL keeps them)", req.Booking.Handle)
+	}
+	return c.answer(req.Booking.Handle, sh, s.LabelFormat(req.LabelFormat))
+}
+
+// answer is the booking's answer: its id, tracking numbers and price, with
+// its labels unless printing fails now (then shipd fetches them later).
+func (c *Carrier) answer(id string, sh *shipment, format string) (carrier.CreatedShipment, error) {
+	out := carrier.CreatedShipment{ProviderShipmentID: id, Price: sh.price}
+	for _, l := range sh.labels {
+		out.TrackingNumbers = append(out.TrackingNumbers, l.TrackingNumber)
+	}
+	if c.printingFails(id, sh.reference, false) {
+		return out, nil
+	}
+	var err error
+	out.Labels, err = c.render(id, sh, format)
+	return out, err
+}
+
+// acceptFailed is the error of a booking whose acceptance shipd could not
+// record: unavailable, so the booking is tried again.
+func acceptFailed(err error) error {
+	if _, refused := carrier.RefusalsOf(err); refused || errors.Is(err, carrier.ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: recording the booking: %w", carrier.ErrUnavailable, err)
 }
 
 // trigger plays the failure a reference asks for, if any.
@@ -112,8 +173,8 @@ func (c *Carrier) trigger(ctx context.Context, ref string) error {
 		return unavailable("sandbox carrier did not answer: %v", ctx.Err())
 	case strings.HasPrefix(ref, RefDown):
 		return unavailable("sandbox carrier answered 503 Service Unavailable")
-	case transientFailures(ref) > 0:
-		n := transientFailures(ref)
+	case failures(ref, RefTransient) > 0:
+		n := failures(ref, RefTransient)
 		c.mu.Lock()
 		if c.attempts == nil {
 			c.attempts = map[string]int{}
@@ -128,9 +189,10 @@ func (c *Carrier) trigger(ctx context.Context, ref string) error {
 	return nil
 }
 
-// transientFailures is n of a "TRANSIENT-n-..." reference, 0 for any other.
-func transientFailures(ref string) int {
-	rest, ok := strings.CutPrefix(ref, RefTransient)
+// failures is n of a reference prefix + "n-..." (TRANSIENT-3-...), 0 for
+// any other.
+func failures(ref, prefix string) int {
+	rest, ok := strings.CutPrefix(ref, prefix)
 	if !ok || len(rest) < 2 || rest[0] < '1' || rest[0] > '9' || rest[1] != '-' {
 		return 0
 	}
@@ -245,29 +307,81 @@ func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.Sh
 	if !slices.Contains(labels.Formats, format) {
 		return nil, carrier.Reject("label_format", "the sandbox carrier prints labels as %s, not %q", strings.Join(labels.Formats, ", "), format)
 	}
-	c.mu.Lock()
-	sh, ok := c.shipments[ref.ProviderShipmentID]
-	var parcels []labels.ParcelLabel
-	var cancelled bool
-	if ok {
-		parcels, cancelled = sh.labels, sh.cancelled
-	}
-	c.mu.Unlock()
+	sh, ok := c.find(ref.ProviderShipmentID)
 	switch {
 	case !ok:
 		return nil, unknownShipment(ref)
-	case cancelled:
+	case sh.cancelled:
 		return nil, carrier.Reject("", "shipment %s is cancelled; its labels are void", ref.ProviderShipmentID)
+	case c.printingFails(ref.ProviderShipmentID, sh.reference, true):
+		return nil, unavailable("sandbox carrier's label service answered 503 Service Unavailable")
 	}
-	out := make([]carrier.Label, 0, len(parcels))
-	for i, l := range parcels {
+	return c.render(ref.ProviderShipmentID, sh, format)
+}
+
+// find is the booking id, from the journal when there is one (what every
+// process sharing it did), else from memory; the copy it returns is the
+// caller's.
+func (c *Carrier) find(id string) (*shipment, bool) {
+	if sh, ok := c.recall(id); ok {
+		return sh, true
+	}
+	c.mu.Lock()
+	sh, ok := c.shipments[id]
+	if ok {
+		cp := *sh
+		c.mu.Unlock()
+		return &cp, true
+	}
+	c.mu.Unlock()
+	return nil, false
+}
+
+// render draws the booking's labels in format; the first n answers of a
+// LABELBAD-n- reference are corrupt, as a carrier's broken file would be.
+func (c *Carrier) render(id string, sh *shipment, format string) ([]carrier.Label, error) {
+	corrupt := c.countTry(id, "bad", sh.reference, RefLabelBad)
+	out := make([]carrier.Label, 0, len(sh.labels))
+	for i, l := range sh.labels {
 		data, err := labels.Render(format, l)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: label of parcel %d: %w", i, err)
 		}
+		if corrupt {
+			data = []byte("\n") // an empty file, in any format: it cannot be merged
+		}
 		out = append(out, carrier.Label{Format: format, Data: data})
 	}
 	return out, nil
+}
+
+// printingFails reports whether the labels of booking id cannot be printed
+// now: within Config.FailLabelsUntil, or for a LABELFAIL-n- reference at
+// booking and the first n label fetches (fetch counts them).
+func (c *Carrier) printingFails(id, reference string, fetch bool) bool {
+	if until := c.config.FailLabelsUntil; !until.IsZero() && time.Now().Before(until) {
+		return true
+	}
+	if !fetch {
+		return failures(reference, RefLabelFail) > 0
+	}
+	return c.countTry(id, "fail", reference, RefLabelFail)
+}
+
+// countTry counts a try of kind on booking id and reports whether it is
+// among the first n of a reference prefix-n-...
+func (c *Carrier) countTry(id, kind, reference, prefix string) bool {
+	n := failures(reference, prefix)
+	if n == 0 {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.labelTries == nil {
+		c.labelTries = map[string]int{}
+	}
+	c.labelTries[kind+" "+id]++
+	return c.labelTries[kind+" "+id] <= n
 }
 
 // CancelShipment cancels a booked shipment; cancelling it again is fine.
@@ -275,24 +389,31 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 	if err := reachable(ctx, s); err != nil {
 		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	sh, ok := c.shipments[ref.ProviderShipmentID]
+	sh, ok := c.find(ref.ProviderShipmentID)
 	switch {
 	case !ok:
 		return unknownShipment(ref)
 	case strings.HasPrefix(sh.reference, RefNoCancel):
 		return carrier.Reject("", "the shipment has already been picked up and can no longer be cancelled")
+	case sh.cancelled:
+		return carrier.ErrAlreadyCancelled
 	}
-	if !sh.cancelled {
-		if c.cancelled == nil {
-			c.cancelled = map[string]time.Time{}
-		}
-		for _, l := range sh.labels {
-			c.cancelled[l.TrackingNumber] = c.now()
-		}
+	if err := c.journal(journalEntry{Cancelled: ref.ProviderShipmentID}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancelled == nil {
+		c.cancelled = map[string]time.Time{}
+	}
+	for _, l := range sh.labels {
+		c.cancelled[l.TrackingNumber] = c.now()
 	}
 	sh.cancelled = true
+	if c.shipments == nil {
+		c.shipments = map[string]*shipment{}
+	}
+	c.shipments[ref.ProviderShipmentID] = sh
 	return nil
 }
 

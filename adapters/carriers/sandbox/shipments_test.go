@@ -386,8 +386,8 @@ func TestCancelShipment(t *testing.T) {
 	if err := c.CancelShipment(context.Background(), settings, ref); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}
-	if err := c.CancelShipment(context.Background(), settings, ref); err != nil {
-		t.Errorf("second cancel: %v", err)
+	if err := c.CancelShipment(context.Background(), settings, ref); !errors.Is(err, carrier.ErrAlreadyCancelled) {
+		t.Errorf("second cancel: %v, want ErrAlreadyCancelled", err)
 	}
 	if _, err := c.Labels(context.Background(), settings, ref, "pdf"); len(rejected(t, err)) != 1 {
 		t.Errorf("labels of a cancelled shipment: %v", err)

@@ -26,6 +26,8 @@ type Commands struct {
 	UpdateShipment usecase.CommandHandler[command.UpdateShipment]
 	DeleteShipment usecase.CommandHandler[command.DeleteShipment]
 	CancelShipment usecase.CommandHandler[command.CancelShipment]
+	// RetryLabel fetches again the label of a shipment the carrier holds.
+	RetryLabel usecase.CommandHandler[command.RetryLabel]
 	// RecordTrackingProgress keeps shipments in step with their tracking parcels.
 	RecordTrackingProgress usecase.CommandHandler[command.RecordTrackingProgress]
 }
@@ -47,6 +49,7 @@ func New(repo domain.Repository, list query.ShipmentList, ch channels.Channels, 
 			UpdateShipment:         command.NewUpdateShipmentHandler(repo, clk, obs),
 			DeleteShipment:         command.NewDeleteShipmentHandler(repo, clk, obs),
 			CancelShipment:         command.NewCancelShipmentHandler(repo, ch, providers, clk, cfg.CarrierTimeout, obs),
+			RetryLabel:             command.NewRetryLabelHandler(repo, clk, obs),
 			RecordTrackingProgress: command.NewRecordTrackingProgressHandler(repo, clk, obs),
 		},
 		Queries: Queries{

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +44,14 @@ type Stored struct {
 	// BookingHandle is the carrier's id of a booking it accepted and has
 	// yet to finish (carrier.Booking.Handle): a retried booking resumes it.
 	// Internal: no event shows it.
-	BookingHandle     string   `json:"booking_handle,omitempty"`
+	BookingHandle string `json:"booking_handle,omitempty"`
+	// LabelAttempts counts the failed tries to fetch and merge the label
+	// of a shipment the carrier holds (ADR 0041); internal.
+	LabelAttempts int `json:"label_attempts,omitempty"`
+	// LabelGivenUp marks a shipment the carrier holds whose label could not
+	// be had: created, without a label, its errors saying why, until a
+	// client asks for the label again (RetryLabel).
+	LabelGivenUp      bool     `json:"label_given_up,omitempty"`
 	TrackingParcelIDs []string `json:"tracking_parcel_ids"`
 	// Tracked is the latest news of each tracking parcel, by its id.
 	Tracked   map[string]TrackedParcel `json:"tracked,omitempty"`
@@ -160,67 +166,14 @@ func (sh *Shipment) Status() Status { return sh.s.Status }
 // BelongsTo reports whether the shipment is the account's.
 func (sh *Shipment) BelongsTo(accountID string) bool { return sh.s.AccountID == accountID }
 
-// AwaitsCarrier reports whether the carrier has yet to answer the booking.
-func (sh *Shipment) AwaitsCarrier() bool {
-	return sh.s.Status == StatusPending && sh.s.IsSuccessful == nil
-}
-
-// Booked records the carrier's acceptance: tracking numbers per parcel, its
-// shipment id and price (nil when the carrier named none), and the merged
-// label.
-func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, price *carrier.Money, label Label, now time.Time) error {
-	if !sh.AwaitsCarrier() {
-		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
-	}
-	if len(trackingNumbers) != len(sh.s.Parcels) {
-		return fault.Unavailable("the carrier returned " + strconv.Itoa(len(trackingNumbers)) + " tracking numbers for " + strconv.Itoa(len(sh.s.Parcels)) + " parcels")
-	}
-	for i := range sh.s.Parcels {
-		tn := trackingNumbers[i]
-		sh.s.Parcels[i].TrackingNumber = &tn
-	}
-	ok := true
-	sh.s.IsSuccessful = &ok
-	sh.s.Status = StatusCreated
-	sh.s.ProviderShipmentID = providerShipmentID
-	sh.s.TotalPriceMinor, sh.s.Currency = nil, ""
-	if price != nil && price.Currency != "" {
-		minor := price.Minor
-		sh.s.TotalPriceMinor, sh.s.Currency = &minor, price.Currency
-	}
-	sh.s.HasLabel = true
-	sh.s.Errors = []Problem{}
-	sh.newLabel = &label
-	sh.touch(now)
-	return nil
-}
-
-// BookingAccepted records the handle of a booking the carrier accepted and
-// has yet to finish, so a retried booking resumes it instead of booking
-// again (ADR 0038). Nothing a client sees changes: no version, no event.
-func (sh *Shipment) BookingAccepted(handle string) error {
-	if !sh.AwaitsCarrier() {
-		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
-	}
-	sh.s.BookingHandle = handle
-	return nil
-}
-
-// Rejected records the carrier's refusal; the shipment stays pending, not
-// successful, and may be deleted.
-func (sh *Shipment) Rejected(problems []Problem, now time.Time) {
-	no := false
-	sh.s.IsSuccessful = &no
-	sh.s.Errors = slices.Clone(problems)
-	sh.touch(now)
-}
-
-// CheckCancel says whether the shipment may be cancelled with the carrier.
+// CheckCancel says whether the shipment may be cancelled with the carrier:
+// a created one, or one the carrier holds whose label is still being
+// fetched (HeldByCarrier).
 func (sh *Shipment) CheckCancel() error {
-	if sh.s.Status != StatusCreated {
-		return fault.Field("status", "only a created shipment can be cancelled; this one is "+string(sh.s.Status))
+	if sh.s.Status == StatusCreated || (sh.s.Status == StatusPending && sh.HeldByCarrier()) {
+		return nil
 	}
-	return nil
+	return fault.Field("status", "only a created shipment can be cancelled; this one is "+string(sh.s.Status))
 }
 
 // Cancelled records that the carrier cancelled the shipment.
@@ -229,6 +182,7 @@ func (sh *Shipment) Cancelled(now time.Time) error {
 		return err
 	}
 	sh.s.Status = StatusCancelled
+	sh.s.LabelGivenUp = false // nothing more to fetch for a cancelled shipment
 	sh.touch(now)
 	return nil
 }
@@ -259,9 +213,10 @@ func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTrack
 	return changed, nil
 }
 
-// CheckDelete allows deleting only a shipment the carrier did not create.
+// CheckDelete allows deleting only a shipment the carrier did not create:
+// one it holds (even while its label is being fetched) is cancelled instead.
 func (sh *Shipment) CheckDelete() error {
-	if sh.s.IsSuccessful != nil && *sh.s.IsSuccessful {
+	if sh.HeldByCarrier() || (sh.s.IsSuccessful != nil && *sh.s.IsSuccessful) {
 		return fault.Field("status", "a shipment the carrier created cannot be deleted; cancel it instead")
 	}
 	return nil

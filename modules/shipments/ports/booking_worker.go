@@ -66,7 +66,12 @@ func (w *BookingWorker) book(ctx context.Context, c command.BookingClaim) {
 	if !errors.Is(err, command.ErrCarrierUnavailable) {
 		slog.ErrorContext(ctx, "booking shipment", "shipment_id", c.ID, "attempt", c.Attempt, "err", err)
 	}
-	w.reschedule(ctx, c, backoff(c.Attempt))
+	after := backoff(c.Attempt)
+	var label *command.LabelNotReady
+	if errors.As(err, &label) {
+		after = backoff(label.Attempt) // the label step's own schedule (ADR 0041)
+	}
+	w.reschedule(ctx, c, after)
 }
 
 // reschedule gives the lease back and schedules the next attempt. When the

@@ -50,6 +50,7 @@ func (h HTTPServer) Register(r *mux.Router) {
 	r.Handle("/shipments/{id}/cancel", auth.Require(auth.ShipmentsWrite, h.cancel)).Methods(http.MethodPost)
 	r.Handle("/shipments/{id}/label", auth.Require(auth.ShipmentsRead, h.label)).Methods(http.MethodGet)
 	r.Handle("/shipments/{id}/label/file", auth.Require(auth.ShipmentsRead, h.labelFile)).Methods(http.MethodGet)
+	r.Handle("/shipments/{id}/label/retry", auth.Require(auth.ShipmentsWrite, h.retryLabel)).Methods(http.MethodPost)
 }
 
 func (h HTTPServer) create(w http.ResponseWriter, r *http.Request) {
@@ -124,6 +125,22 @@ func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
 	accountID := auth.RequestPrincipal(r).AccountID
 	err := h.app.Commands.CancelShipment.Handle(r.Context(), command.CancelShipment{AccountID: accountID, ID: id})
 	h.shipments.WriteChanged(w, r, err, accountID, id, "Shipment cancelled successfully")
+}
+
+// retryLabel answers POST /v1/shipments/{id}/label/retry: 202, the
+// shipment as it stands, its label due again (ADR 0041).
+func (h HTTPServer) retryLabel(w http.ResponseWriter, r *http.Request) {
+	id, ok := h.shipments.ID(w, r)
+	if !ok {
+		return
+	}
+	accountID := auth.RequestPrincipal(r).AccountID
+	err := h.app.Commands.RetryLabel.Handle(r.Context(), command.RetryLabel{AccountID: accountID, ID: id})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	httpapi.WriteQueried(w, r, h.shipments.Get, h.shipments.Query(accountID, id), http.StatusAccepted, "The label is being fetched again")
 }
 
 // labelBody is the JSON answer of GET /v1/shipments/{id}/label.

@@ -185,7 +185,7 @@ export interface paths {
         };
         /**
          * Get a shipment's label
-         * @description Requires the `shipments:read` permission.
+         * @description Requires the `shipments:read` permission. 404 `label_not_available` while there is no label: the carrier has not made the shipment, its label is still being fetched (the shipment is `pending` but already shows `provider_shipment_id` and its tracking numbers), or the label could not be fetched (`created` without a label; POST /shipments/{id}/label/retry fetches it again).
          */
         get: operations["getShipmentLabel"];
         put?: never;
@@ -210,6 +210,26 @@ export interface paths {
         get: operations["downloadShipmentLabel"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shipments/{id}/label/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch a shipment's label again
+         * @description Requires the `shipments:write` permission. For a shipment the carrier holds whose label could not be fetched (status `created`, `has_label` false, its `errors` naming `label`): the label is fetched from the carrier again, never booked again, by the booking worker; the shipment is answered as it stands (202) and `has_label` turns true when the label is stored. A label already being fetched is left as it is; a shipment with a label, or one the carrier does not hold, is a 422 on `status`.
+         */
+        post: operations["retryShipmentLabel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1139,7 +1159,10 @@ export interface components {
             reference_number: string;
             shipping_channel_id: string;
             provider_shipment_id?: string | null;
-            /** @enum {string} */
+            /**
+             * @description `pending`: accepted and queued, being booked, refused (`is_successful` false), or held by the carrier with its label still being fetched (`provider_shipment_id` and tracking numbers shown). `created`: the carrier holds the shipment; with its label (`has_label` true), or without one when the label could not be fetched (`errors` names `label`; POST /shipments/{id}/label/retry).
+             * @enum {string}
+             */
             status: "pending" | "created" | "shipped" | "delivered" | "cancelled" | "returned";
             /** @description What the carrier charges, in currency. null until the carrier created the shipment, and null when its answer names no price (DHL Parcel DE, GLS and PPL never do; InPost without a selected offer): never 0 for an unknown price. */
             total_price?: number | null;
@@ -1148,6 +1171,7 @@ export interface components {
             provider: string;
             product_type?: string;
             is_successful?: boolean | null;
+            /** @description Whether the merged label is stored; false while it is being fetched, and for a created shipment whose label could not be fetched. */
             has_label?: boolean;
             label_format?: string;
             shipping_date?: string;
@@ -2286,6 +2310,48 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryShipmentLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST repeatable for 24 hours: the same key with the same request (same method, path and JSON body; whitespace and member order do not matter) replays the stored answer (with Idempotent-Replayed: true); with a different request it is a 422 idempotency_key_reused; while the first is in flight a 409. The answer is stored in the same transaction as what the request created or changed, so a retry after a crash or a lost answer never creates a second resource. 5xx answers are not stored: the key is free to retry. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The resource id. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the label is being fetched again. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShipmentResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -58,6 +58,15 @@ export class Shipments {
     return unwrap(this.api.POST("/shipments/{id}/cancel", { params: { path: { id } }, ...init(o) }));
   }
 
+  /**
+   * POST /shipments/{id}/label/retry: fetch again the label of a shipment the
+   * carrier holds whose label could not be fetched (202, the shipment as it
+   * stands; has_label turns true once the label is stored).
+   */
+  retryLabel(id: string, o?: RequestOptions) {
+    return unwrap(this.api.POST("/shipments/{id}/label/retry", { params: { path: { id } }, ...init(o) }));
+  }
+
   /** GET /shipments/{id}/label: the label as JSON (base64 content). */
   label(id: string, o?: RequestOptions) {
     return unwrap(this.api.GET("/shipments/{id}/label", { params: { path: { id } }, ...init(o) }));

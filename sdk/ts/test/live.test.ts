@@ -161,6 +161,20 @@ test("shipments: create, wait for created, label as JSON and as a file, update, 
   assert.equal((await shipd.shipments.cancel(shipmentId)).data.status, "cancelled");
 });
 
+test("a shipment whose label is being fetched: the carrier's id shown, its label asked for again, cancelled", async () => {
+  // LABELFAIL-9-: the sandbox's label service fails 9 times for it.
+  const created = await shipd.shipments.create(shipmentBody(channelId, "LABELFAIL-9-SDK-TS"));
+  const held = await eventually(async () => {
+    const sh = (await shipd.shipments.get(created.data.id)).data;
+    return sh.provider_shipment_id ? sh : undefined;
+  });
+  assert.equal(held.status, "pending");
+  assert.equal(held.has_label, false);
+  const retried = await shipd.shipments.retryLabel(created.data.id);
+  assert.equal(retried.data.id, created.data.id);
+  assert.equal((await shipd.shipments.cancel(created.data.id)).data.status, "cancelled");
+});
+
 test("a refused shipment rejects waitFor and can be deleted", async () => {
   const created = await shipd.shipments.create(shipmentBody(channelId, "SDK-TS-REFUSED", "99999"));
   const err = await shipd.shipments.waitFor(created.data.id, "created", { timeoutMs: 20_000 }).catch((e: unknown) => e);

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	channels "shipd/modules/channels/contract"
@@ -11,6 +12,7 @@ import (
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/failpoint"
 	"shipd/platform/fault"
 	"shipd/platform/usecase"
 )
@@ -43,11 +45,14 @@ func NewBookShipmentHandler(repo domain.Repository, ch channels.Channels, provid
 	return usecase.Command(BookShipmentHandler{repo: repo, channels: ch, providers: providers, labels: labels, clock: clk, timeout: timeout}, obs)
 }
 
-// Handle books the shipment: the carrier's answer (created with tracking
-// numbers and a merged label, or refused with its reasons) is recorded in a
-// new short transaction with its events. A carrier that cannot be reached
-// returns ErrCarrierUnavailable and changes nothing, unless the command
-// gives up.
+// Handle takes the shipment's booking one recorded step further (ADR 0041).
+// While the carrier holds nothing, it books: a refusal is recorded as one, a
+// carrier that cannot be reached returns ErrCarrierUnavailable (unless the
+// command gives up), and an acceptance is recorded at once, in a short
+// transaction of its own, before anything else can fail. Then, and on every
+// later attempt, it fetches and merges the label: a failure is counted and
+// retried, never booked again, and the last failure leaves the shipment
+// created without a label, the carrier's still.
 func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error {
 	shipmentID, giveUp := cmd.ShipmentID, cmd.GiveUp
 	sh, err := h.repo.Get(ctx, shipmentID)
@@ -65,53 +70,194 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 	if fault.Is(err, fault.KindUnavailable) {
 		// The channels process cannot be asked now (ADR 0033): tried again
 		// later, like a carrier that does not answer.
-		return h.unavailable(ctx, shipmentID, giveUp, err)
+		return h.unavailable(ctx, sh, giveUp, err)
 	}
 	if err != nil && !fault.Is(err, fault.KindNotFound) && !fault.Is(err, fault.KindForbidden) {
 		return err // the worker tries again later
 	}
 	if err != nil || !ch.Active() {
-		return h.reject(ctx, shipmentID, []domain.Problem{{Field: "shipping_channel_id", Message: "the shipping channel is no longer active"}})
+		return h.refuse(ctx, sh, giveUp, domain.Problem{Field: "shipping_channel_id", Message: "the shipping channel is no longer active"})
 	}
 	p, _ := h.providers.Get(ch.Provider)
 	shipper, ok := p.(carrier.Shipper)
 	if !ok {
-		return h.reject(ctx, shipmentID, []domain.Problem{{Field: "shipping_channel_id", Message: "provider " + ch.Provider + " cannot create shipments"}})
+		return h.refuse(ctx, sh, giveUp, domain.Problem{Field: "shipping_channel_id", Message: "provider " + ch.Provider + " cannot create shipments"})
 	}
 	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
-	req := request(st)
-	req.Booking = carrier.Booking{Key: st.ID, Handle: st.BookingHandle, Accepted: h.bookingAccepted(shipmentID)}
-	created, err := shipper.CreateShipment(callCtx, carrier.Settings(ch.Settings), req)
-	if problems, rejected := rejectionProblems(err); rejected {
-		return h.reject(ctx, shipmentID, problems)
-	}
-	if err != nil {
-		return h.unavailable(ctx, shipmentID, giveUp, err)
-	}
-	label, err := h.mergedLabel(callCtx, shipper, ch.Settings, created, st.LabelFormat)
-	if err != nil {
-		return h.unavailable(ctx, shipmentID, giveUp, err)
-	}
-	now := h.clock.Now()
-	_, err = h.repo.Update(ctx, shipmentID, func(sh *domain.Shipment) ([]domain.Event, error) {
+	settings := carrier.Settings(ch.Settings)
+	var labels []carrier.Label // the carrier's answer's, when it came with them
+	if !sh.HeldByCarrier() {
+		created, err := h.book(callCtx, shipper, settings, st)
+		if err != nil {
+			return h.bookingFailed(ctx, sh, giveUp, err)
+		}
+		if err := failpoint.Hit(failpoint.AfterCarrierAnswer); err != nil {
+			return err
+		}
+		if sh, err = h.recordAcceptance(ctx, shipmentID, created); err != nil {
+			return err // the next attempt resumes from the booking's handle, where the adapter recorded one
+		}
 		if !sh.AwaitsCarrier() {
+			return nil
+		}
+		if err := failpoint.Hit(failpoint.AfterCarrierAccepted); err != nil {
+			return err
+		}
+		labels = created.Labels
+	}
+	return h.fetchLabel(ctx, callCtx, shipper, settings, sh, labels)
+}
+
+// book asks the carrier to create the shipment, or to resume the booking an
+// earlier attempt left with it (the handle the adapter recorded, ADR 0038).
+func (h BookShipmentHandler) book(ctx context.Context, shipper carrier.Shipper, settings carrier.Settings, st domain.Stored) (carrier.CreatedShipment, error) {
+	req := request(st)
+	req.Booking = carrier.Booking{Key: st.ID, Handle: st.BookingHandle, Accepted: h.bookingAccepted(st.ID)}
+	return shipper.CreateShipment(ctx, settings, req)
+}
+
+// bookingFailed records a booking the carrier refused, or reports one it did
+// not answer; either way what a failed attempt left at the carrier
+// (carrier.LeftAtCarrier) is logged and kept on the shipment.
+func (h BookShipmentHandler) bookingFailed(ctx context.Context, sh *domain.Shipment, giveUp bool, err error) error {
+	if left := carrier.LeftoverOf(err); left != nil {
+		slog.WarnContext(ctx, "a failed booking left shipments at the carrier", "shipment_id", sh.ID(),
+			"provider_ids", left.ProviderIDs, "err", left.CancelErr)
+		if _, recErr := h.repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
+			sh.NoteLeftAtCarrier(left.ProviderIDs, left.CancelErr.Error(), h.clock.Now())
+			return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, h.clock.Now())}}, nil
+		}); recErr != nil {
+			slog.ErrorContext(ctx, "recording what a failed booking left at the carrier", "shipment_id", sh.ID(), "err", recErr)
+		}
+	}
+	if problems, rejected := rejectionProblems(err); rejected {
+		return h.reject(ctx, sh.ID(), problems)
+	}
+	return h.unavailable(ctx, sh, giveUp, err)
+}
+
+// recordAcceptance keeps the carrier's answer (its id, price and tracking
+// numbers) in a short transaction of its own: from here on the carrier holds
+// the shipment and no attempt books it again.
+func (h BookShipmentHandler) recordAcceptance(ctx context.Context, id string, created carrier.CreatedShipment) (*domain.Shipment, error) {
+	return h.repo.Update(ctx, id, func(sh *domain.Shipment) ([]domain.Event, error) {
+		if !sh.AwaitsCarrier() || sh.HeldByCarrier() {
 			return nil, nil
 		}
+		return nil, sh.CarrierAccepted(created.ProviderShipmentID, created.TrackingNumbers, created.Price)
+	})
+}
+
+// fetchLabel is the label step of a shipment the carrier holds: read back
+// tracking numbers its answer lacked, fetch the labels (unless its answer
+// had them), merge them, record. A failure is counted on the shipment and
+// retried; the last gives up, the shipment created without a label.
+func (h BookShipmentHandler) fetchLabel(ctx, callCtx context.Context, shipper carrier.Shipper, settings carrier.Settings, sh *domain.Shipment, labels []carrier.Label) error {
+	label, err := h.label(callCtx, shipper, settings, sh, labels)
+	return h.recordLabel(ctx, sh, label, err)
+}
+
+// recordLabel records the label step's outcome: the label, or a failure
+// counted (the last one giving up).
+func (h BookShipmentHandler) recordLabel(ctx context.Context, sh *domain.Shipment, label domain.Label, err error) error {
+	now := h.clock.Now()
+	if err == nil {
+		_, err = h.repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
+			if !sh.AwaitsLabel() {
+				return nil, nil
+			}
+			before := sh.Status()
+			if err := sh.LabelReady(label, now); err != nil {
+				return nil, err
+			}
+			return labelEvents(sh, before, now), nil
+		})
+		if err == nil {
+			return nil
+		}
+		if !fault.Is(err, fault.KindUnavailable) {
+			return err // the database: tried again, nothing counted
+		}
+	}
+	if ctx.Err() != nil {
+		return err // shutting down: not the label's fault
+	}
+	var gaveUp bool
+	attempt := 0
+	_, recErr := h.repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
+		if !sh.AwaitsLabel() {
+			return nil, nil
+		}
+		if attempt = sh.LabelFailed(); attempt < maxLabelAttempts {
+			return nil, nil // counted, no event: nothing a client sees changed
+		}
+		gaveUp = true
 		before := sh.Status()
-		if err := sh.Booked(created.ProviderShipmentID, created.TrackingNumbers, created.Price, label, now); err != nil {
+		if err := sh.LabelGaveUp(err.Error(), now); err != nil {
 			return nil, err
 		}
-		events := []domain.Event{contract.ShipmentCreated{ShipmentEvent: shipmentEvent(sh, now)}}
-		return withStatusChange(events, sh, before, now), nil
+		return labelEvents(sh, before, now), nil
 	})
-	if fault.Is(err, fault.KindUnavailable) {
-		// An answer the shipment cannot take (a tracking number missing
-		// for a parcel) is tried again like no answer, and given up on
-		// with the rest: retried without end it would book again forever.
-		return h.unavailable(ctx, shipmentID, giveUp, err)
+	if recErr != nil {
+		return recErr
 	}
-	return err
+	if gaveUp {
+		slog.WarnContext(ctx, "gave up on a label; the carrier holds the shipment", "shipment_id", sh.ID(),
+			"provider_shipment_id", sh.Stored().ProviderShipmentID, "err", err)
+		return nil
+	}
+	return &LabelNotReady{Attempt: attempt, Err: unavailable(err)}
+}
+
+// LabelNotReady is a failed label step, to be tried again after a pause of
+// its own: Attempt counts the label step's failures, not the booking's.
+type LabelNotReady struct {
+	Attempt int
+	Err     error // wraps ErrCarrierUnavailable
+}
+
+func (e *LabelNotReady) Error() string { return "label not ready: " + e.Err.Error() }
+
+// Unwrap is the failure.
+func (e *LabelNotReady) Unwrap() error { return e.Err }
+
+// maxLabelAttempts is how often the label step is tried before the shipment
+// is left created without a label.
+const maxLabelAttempts = 10
+
+// labelEvents are the events of a label step that ended: shipment.created
+// (and status_changed) for a shipment that was pending, shipment.updated for
+// one created before without a label.
+func labelEvents(sh *domain.Shipment, before domain.Status, now time.Time) []domain.Event {
+	if before != domain.StatusPending {
+		return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}
+	}
+	events := []domain.Event{contract.ShipmentCreated{ShipmentEvent: shipmentEvent(sh, now)}}
+	return withStatusChange(events, sh, before, now)
+}
+
+// label makes the shipment's merged label, asking the carrier again for
+// the tracking numbers its answer lacked (by resuming the booking from its
+// handle: never a second booking) and for the labels it did not send.
+func (h BookShipmentHandler) label(ctx context.Context, shipper carrier.Shipper, settings carrier.Settings, sh *domain.Shipment, labels []carrier.Label) (domain.Label, error) {
+	st := sh.Stored()
+	if !sh.TrackingNumbersComplete() {
+		if st.BookingHandle == "" {
+			return domain.Label{}, errors.New("the carrier's answer lacked tracking numbers, and it left no booking to read them back from")
+		}
+		created, err := h.book(ctx, shipper, settings, st)
+		if err != nil {
+			return domain.Label{}, fmt.Errorf("reading the tracking numbers back: %w", err)
+		}
+		if sh, err = h.repo.Update(ctx, st.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
+			return nil, sh.TrackingNumbersRead(created.TrackingNumbers)
+		}); err != nil {
+			return domain.Label{}, err
+		}
+		st, labels = sh.Stored(), created.Labels
+	}
+	return h.mergedLabel(ctx, shipper, settings, st, labels)
 }
 
 // bookingAccepted records, in a short transaction of its own while the
@@ -126,22 +272,46 @@ func (h BookShipmentHandler) bookingAccepted(id string) func(context.Context, st
 	}
 }
 
-func (h BookShipmentHandler) unavailable(ctx context.Context, id string, giveUp bool, cause error) error {
-	if giveUp {
-		return h.reject(ctx, id, []domain.Problem{{Message: "the carrier could not be reached; gave up after repeated attempts (" + cause.Error() + ")"}})
-	}
-	// Both: the worker retries on ErrCarrierUnavailable, and the use case
-	// reports the run as unavailable, not as an unexpected error.
+// unavailable is a failed attempt the worker tries again: both
+// ErrCarrierUnavailable, which the worker retries on, and a fault the use
+// case reports as unavailable, not as an unexpected error.
+func unavailable(cause error) error {
 	return fmt.Errorf("%w: %w", ErrCarrierUnavailable, fault.Unavailable(cause.Error()))
+}
+
+// unavailable gives up on a booking the carrier never answered (the
+// worker's last attempt), or has it tried again.
+func (h BookShipmentHandler) unavailable(ctx context.Context, sh *domain.Shipment, giveUp bool, cause error) error {
+	if giveUp {
+		return h.refuse(ctx, sh, giveUp, domain.Problem{Message: "the carrier could not be reached; gave up after repeated attempts (" + cause.Error() + ")"})
+	}
+	return unavailable(cause)
+}
+
+// refuse records a booking that cannot go on, unless the carrier holds the
+// shipment already (a label step that finds the channel gone): that one is
+// tried again, and its label step gives up in the end instead.
+func (h BookShipmentHandler) refuse(ctx context.Context, sh *domain.Shipment, giveUp bool, problem domain.Problem) error {
+	if sh.HeldByCarrier() {
+		return h.fetchLabelFailed(ctx, sh, errors.New(problem.Message))
+	}
+	return h.reject(ctx, sh.ID(), []domain.Problem{problem})
+}
+
+// fetchLabelFailed counts a label step that could not even start.
+func (h BookShipmentHandler) fetchLabelFailed(ctx context.Context, sh *domain.Shipment, cause error) error {
+	return h.recordLabel(ctx, sh, domain.Label{}, cause)
 }
 
 func (h BookShipmentHandler) reject(ctx context.Context, id string, problems []domain.Problem) error {
 	now := h.clock.Now()
 	_, err := h.repo.Update(ctx, id, func(sh *domain.Shipment) ([]domain.Event, error) {
-		if !sh.AwaitsCarrier() {
+		if !sh.AwaitsCarrier() || sh.HeldByCarrier() {
 			return nil, nil
 		}
-		sh.Rejected(problems, now)
+		if err := sh.Rejected(problems, now); err != nil {
+			return nil, err
+		}
 		return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}, nil
 	})
 	if fault.Is(err, fault.KindNotFound) {
@@ -150,13 +320,13 @@ func (h BookShipmentHandler) reject(ctx context.Context, id string, problems []d
 	return err
 }
 
-// mergedLabel joins the carrier's per-parcel labels into one file.
-func (h BookShipmentHandler) mergedLabel(ctx context.Context, shipper carrier.Shipper, settings map[string]any, created carrier.CreatedShipment, format string) (domain.Label, error) {
-	labels := created.Labels
+// mergedLabel joins the carrier's per-parcel labels into one file, fetching
+// them first when its answer did not bring them.
+func (h BookShipmentHandler) mergedLabel(ctx context.Context, shipper carrier.Shipper, settings carrier.Settings, st domain.Stored, labels []carrier.Label) (domain.Label, error) {
 	if len(labels) == 0 {
 		var err error
-		labels, err = shipper.Labels(ctx, carrier.Settings(settings), carrier.ShipmentRef{
-			ProviderShipmentID: created.ProviderShipmentID, TrackingNumbers: created.TrackingNumbers}, format)
+		labels, err = shipper.Labels(ctx, settings, carrier.ShipmentRef{
+			ProviderShipmentID: st.ProviderShipmentID, TrackingNumbers: trackingNumbers(st)}, st.LabelFormat)
 		if err != nil {
 			return domain.Label{}, fmt.Errorf("fetching labels: %w", err)
 		}
@@ -165,11 +335,11 @@ func (h BookShipmentHandler) mergedLabel(ctx context.Context, shipper carrier.Sh
 	for i, l := range labels {
 		parts[i] = l.Data
 	}
-	data, err := h.labels.Merge(format, parts)
+	data, err := h.labels.Merge(st.LabelFormat, parts)
 	if err != nil {
 		return domain.Label{}, fmt.Errorf("merging labels: %w", err)
 	}
-	return domain.Label{Format: format, MIMEType: h.labels.MIMEType(format), Data: data}, nil
+	return domain.Label{Format: st.LabelFormat, MIMEType: h.labels.MIMEType(st.LabelFormat), Data: data}, nil
 }
 
 // rejectionProblems turns a carrier's refusal into problems.

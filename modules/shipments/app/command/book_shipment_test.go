@@ -163,15 +163,6 @@ func TestBookRejectsOrRetries(t *testing.T) {
 				return nil, unavailable("label service down")
 			}
 		}, retried: true, wantCalls: []string{"create", "labels"}},
-		{name: "labels unavailable, giving up", setup: func(f *fixture) {
-			f.carrier.onCreate = func(_ context.Context, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
-				return bookedAnswer(req, false), nil
-			}
-			f.carrier.onLabels = func(context.Context, carrier.ShipmentRef, string) ([]carrier.Label, error) {
-				return nil, unavailable("label service down")
-			}
-		}, giveUp: true, problems: []domain.Problem{{Message: "gave up after repeated attempts (fetching labels: carrier unavailable: label service down)"}},
-			wantCalls: []string{"create", "labels"}},
 		{name: "labels do not merge", setup: func(f *fixture) { f.labels.fail(errors.New("not a pdf")) }, retried: true, wantCalls: []string{"create"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -387,31 +378,5 @@ func TestBookReturnsFailuresThatAreNotTheCarriers(t *testing.T) {
 				t.Errorf("shipment changed: %+v", st)
 			}
 		})
-	}
-}
-
-// A carrier whose answer does not number every parcel booked nothing shipd
-// can record: nothing is stored, and the error says the carrier failed.
-func TestBookRetriesThenRejectsAnAnswerWithoutEveryTrackingNumber(t *testing.T) {
-	t.Parallel()
-	f := newFixture()
-	f.created(t, request("sh_1", 2))
-	f.carrier.onCreate = func(_ context.Context, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
-		out := bookedAnswer(req, true)
-		out.TrackingNumbers = out.TrackingNumbers[:1]
-		return out, nil
-	}
-	err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"})
-	if !errors.Is(err, command.ErrCarrierUnavailable) || !strings.Contains(err.Error(), "1 tracking numbers for 2 parcels") {
-		t.Errorf("a first attempt answered %v, want ErrCarrierUnavailable naming the count", err)
-	}
-	if st := f.state(t, "sh_1"); st.Version != 1 || st.IsSuccessful != nil {
-		t.Errorf("a first attempt recorded %+v", st)
-	}
-	if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1", GiveUp: true}); err != nil {
-		t.Fatalf("the last attempt answered %v, want the shipment rejected", err)
-	}
-	if st := f.state(t, "sh_1"); st.IsSuccessful == nil || *st.IsSuccessful || len(st.Errors) != 1 || !strings.Contains(st.Errors[0].Message, "1 tracking numbers for 2 parcels") {
-		t.Errorf("the last attempt recorded %+v, want a rejection naming the count", st)
 	}
 }

@@ -65,6 +65,9 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) e
 	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	err = shipper.CancelShipment(callCtx, carrier.Settings(ch.Settings), carrier.ShipmentRef{ProviderShipmentID: st.ProviderShipmentID, TrackingNumbers: trackingNumbers(st)})
+	if errors.Is(err, carrier.ErrAlreadyCancelled) {
+		err = nil // an earlier cancel worked; this one records it
+	}
 	var rejection *carrier.Rejection
 	if errors.As(err, &rejection) {
 		return fault.Field("status", "the carrier refused to cancel: "+rejection.Message)
@@ -73,15 +76,41 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) e
 		slog.WarnContext(ctx, "carrier unavailable during cancel", "shipment_id", st.ID, "provider", ch.Provider, "err", err)
 		return fault.Unavailable("The carrier " + ch.Provider + " could not be reached; the shipment was not cancelled. Try again later.")
 	}
-	now := h.clock.Now()
-	_, err = h.repo.Update(ctx, cmd.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
-		before := sh.Status()
-		if err := sh.Cancelled(now); err != nil {
-			return nil, err
+	return h.recordCancelled(ctx, st)
+}
+
+// recordCancelled records a cancel the carrier accepted, trying a few times
+// over a few seconds when the database fails: the carrier's side is done and
+// must not be lost. When it still fails, the client hears so, and its
+// retried cancel is recorded (the carrier answers ErrAlreadyCancelled).
+func (h CancelShipmentHandler) recordCancelled(ctx context.Context, st domain.Stored) error {
+	var err error
+	for attempt, pause := 0, 50*time.Millisecond; attempt < 5; attempt, pause = attempt+1, pause*2 {
+		now := h.clock.Now()
+		_, err = h.repo.Update(ctx, st.ID, func(sh *domain.Shipment) ([]domain.Event, error) {
+			if sh.Status() == domain.StatusCancelled {
+				return nil, nil // recorded by an earlier try
+			}
+			before := sh.Status()
+			if err := sh.Cancelled(now); err != nil {
+				return nil, err
+			}
+			events := []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}
+			return withStatusChange(events, sh, before, now), nil
+		})
+		if err == nil || verdict(err) || ctx.Err() != nil {
+			break // done, or a verdict on the shipment, not a failure to record
 		}
-		events := []domain.Event{contract.ShipmentUpdated{ShipmentEvent: shipmentEvent(sh, now)}}
-		return withStatusChange(events, sh, before, now), nil
-	})
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+	}
+	if err != nil && !verdict(err) {
+		slog.ErrorContext(ctx, "the carrier cancelled a shipment; recording it failed", "shipment_id", st.ID,
+			"provider_shipment_id", st.ProviderShipmentID, "err", err)
+		return fault.Unavailable("The carrier cancelled the shipment, but shipd could not record it yet; send the cancel again to record it.")
+	}
 	return err
 }
 
@@ -93,4 +122,11 @@ func trackingNumbers(st domain.Stored) []string {
 		}
 	}
 	return out
+}
+
+// verdict reports whether err is the domain's answer about the shipment (a
+// rule, a conflict, gone), not a database that failed to record.
+func verdict(err error) bool {
+	_, isFault := fault.As(err)
+	return isFault && !fault.Is(err, fault.KindUnavailable)
 }

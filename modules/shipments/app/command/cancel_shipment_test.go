@@ -2,8 +2,8 @@ package command_test
 
 import (
 	"context"
-	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,13 +134,48 @@ func TestCancelDoesNotOverwriteAMoveMadeMeanwhile(t *testing.T) {
 	}
 }
 
-// The store's failure to record a cancellation is the command's.
-func TestCancelFailsWithTheStore(t *testing.T) {
+// A cancel the carrier accepted is recorded though the store fails for a
+// moment; one the store cannot take for longer is a 503 that says the
+// carrier cancelled it, and the client's retried cancel (which the carrier
+// answers "already cancelled") records it instead of failing (ADR 0041).
+func TestACancelTheCarrierAcceptedIsNeverReportedAsFailed(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	f.booked(t, "sh_1", 1)
+	cancelled := 0
+	f.carrier.onCancel = func(context.Context, carrier.ShipmentRef) error {
+		if cancelled++; cancelled > 1 {
+			return carrier.ErrAlreadyCancelled
+		}
+		return nil
+	}
 	f.repo.Interfere(failOn("Update"))
-	if err := f.cancel.Handle(t.Context(), command.CancelShipment{AccountID: account, ID: "sh_1"}); !errors.Is(err, errDatabase) {
-		t.Fatalf("error %v", err)
+	err := f.cancel.Handle(t.Context(), command.CancelShipment{AccountID: account, ID: "sh_1"})
+	if !fault.Is(err, fault.KindUnavailable) || !strings.Contains(err.Error(), "carrier cancelled the shipment") {
+		t.Fatalf("a cancel the store could not record answered %v, want a 503 saying the carrier cancelled it", err)
+	}
+	f.repo.Interfere(nil)
+	if err := f.cancel.Handle(t.Context(), command.CancelShipment{AccountID: account, ID: "sh_1"}); err != nil {
+		t.Fatalf("the retried cancel answered %v, want it recorded", err)
+	}
+	if st := f.state(t, "sh_1"); st.Status != domain.StatusCancelled || cancelled != 2 {
+		t.Errorf("status %s after %d carrier cancels", st.Status, cancelled)
+	}
+
+	// A store that fails once only: recorded in the same request.
+	f.booked(t, "sh_2", 1)
+	failures := 0
+	f.repo.Interfere(func(op, id string) error {
+		if op == "Update" && failures == 0 {
+			failures++
+			return errDatabase
+		}
+		return nil
+	})
+	if err := f.cancel.Handle(t.Context(), command.CancelShipment{AccountID: account, ID: "sh_2"}); err != nil {
+		t.Fatalf("a cancel whose record failed once answered %v", err)
+	}
+	if st := f.state(t, "sh_2"); st.Status != domain.StatusCancelled {
+		t.Errorf("status %s", st.Status)
 	}
 }

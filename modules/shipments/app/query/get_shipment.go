@@ -78,8 +78,19 @@ func (h GetLabelHandler) Handle(ctx context.Context, q GetLabel) (ShipmentLabel,
 		return ShipmentLabel{}, err
 	}
 	if label == nil {
-		return ShipmentLabel{}, &fault.Error{Kind: fault.KindNotFound, Code: "label_not_available",
-			Message: "The label is not available: the carrier has not created this shipment (status " + string(sh.Status()) + ")."}
+		return ShipmentLabel{}, &fault.Error{Kind: fault.KindNotFound, Code: "label_not_available", Message: labelMissing(sh)}
 	}
 	return ShipmentLabel{Shipment: command.Record(sh.Stored()), Label: *label}, nil
+}
+
+// labelMissing says why a shipment has no label yet, and what comes next.
+func labelMissing(sh *domain.Shipment) string {
+	switch st := sh.Stored(); {
+	case sh.AwaitsLabel():
+		return "The label is not available yet: the carrier holds this shipment (" + st.ProviderShipmentID + ") and its label is being fetched; try again shortly."
+	case sh.HeldByCarrier() && st.LabelGivenUp:
+		return "The label is not available: the carrier holds this shipment (" + st.ProviderShipmentID + "), but its label could not be fetched (see the shipment's errors); POST /v1/shipments/" + st.ID + "/label/retry tries again."
+	default:
+		return "The label is not available: the carrier has not created this shipment (status " + string(sh.Status()) + ")."
+	}
 }
