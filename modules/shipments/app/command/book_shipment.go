@@ -102,6 +102,7 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 		if err := sh.Booked(created.ProviderShipmentID, created.TrackingNumbers, created.Price, label, now); err != nil {
 			return nil, err
 		}
+		sh.RequestTracking()
 		events := []domain.Event{contract.ShipmentCreated{ShipmentEvent: shipmentEvent(sh, now)}}
 		return withStatusChange(events, sh, before, now), nil
 	})
