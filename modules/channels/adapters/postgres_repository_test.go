@@ -20,15 +20,15 @@ import (
 func TestPostgresRepository(t *testing.T) {
 	t.Parallel()
 	repositorytest.Run(t, func(t *testing.T) repositorytest.Subject {
-		streams := []string{contract.Stream, tracking.CommandStream}
-		db := outboxtest.Open(t, streams...)
+		db := outboxtest.Open(t, contract.Stream, tracking.CommandStream)
 		box, err := secrets.NewBox("a test key of at least thirty-two characters")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return repositorytest.Subject{
 			Repo:    adapters.NewPostgresRepository(db, box, messaging.NewOutbox(watermill.NopLogger{})),
-			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, streams...) },
+			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, contract.Stream) },
+			Sent:    func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, tracking.CommandStream) },
 		}
 	})
 }

@@ -3,8 +3,10 @@ package memory_test
 import (
 	"testing"
 
+	"shipd/modules/channels/adapters"
 	"shipd/modules/channels/adapters/memory"
 	"shipd/modules/channels/adapters/repositorytest"
+	"shipd/platform/messaging"
 	"shipd/platform/messaging/outboxtest"
 )
 
@@ -16,6 +18,13 @@ func TestRepository(t *testing.T) {
 	repositorytest.Run(t, func(*testing.T) repositorytest.Subject {
 		repo := memory.NewRepository()
 		return repositorytest.Subject{Repo: repo,
-			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Of(t, repo.Published()) }}
+			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Of(t, repo.Published()) },
+			Sent: func(t *testing.T) []outboxtest.Message {
+				var sent []messaging.Command
+				for _, stop := range repo.TrackingStopped() {
+					sent = append(sent, adapters.StopTrackingChannel(stop.AccountID, stop.ChannelID))
+				}
+				return outboxtest.Of(t, sent)
+			}}
 	})
 }

@@ -19,14 +19,16 @@ import (
 	"shipd/platform/fault"
 	"shipd/platform/ids"
 	"shipd/platform/messaging/outboxtest"
+
+	tracking "shipd/modules/tracking/contract"
 )
 
 // Subject is a repository under test and what it wrote to the outbox.
 type Subject struct {
 	Repo domain.Repository
-	// Written returns every message the repository wrote so far (events
-	// published, commands sent), in order.
-	Written func(t *testing.T) []outboxtest.Message
+	// Written returns every event the repository published so far, in
+	// order; Sent every command it sent to another module.
+	Written, Sent func(t *testing.T) []outboxtest.Message
 }
 
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
@@ -111,6 +113,7 @@ func Run(t *testing.T, newSubject func(t *testing.T) Subject) {
 		{"UpdateWithoutEventsSavesNothing", updateWithoutEventsSavesNothing},
 		{"AFailedUpdateSavesNothing", aFailedUpdateSavesNothing},
 		{"DeleteRemovesAndVetoKeeps", deleteRemovesAndVetoKeeps},
+		{"ADeletionStopsTracking", aDeletionStopsTracking},
 		{"ConcurrentUpdatesAreSerial", concurrentUpdatesAreSerial},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,11 +294,36 @@ func deleteRemovesAndVetoKeeps(t *testing.T, s Subject) {
 	if _, err := s.Repo.Get(ctx, ch.ID()); !fault.Is(err, fault.KindNotFound) {
 		t.Errorf("a deleted channel: %v", err)
 	}
-	written := s.Written(t)
-	if got := outboxtest.Names(written); len(got) < 2 || got[0] != contract.EventCreated || got[1] != contract.EventDeleted {
-		t.Errorf("written %v", got)
+	wantNames(t, s, contract.EventCreated, contract.EventDeleted)
+	if sent := s.Sent(t); len(sent) != 0 {
+		t.Errorf("a deletion that asked nothing of tracking sent %v", outboxtest.Names(sent))
 	}
 	add(t, s, "acc_1", "Main")
+}
+
+// A deletion that stops its parcels' tracking (Channel.Deleted) sends the
+// stop with it, once; a vetoed one sends nothing.
+func aDeletionStopsTracking(t *testing.T, s Subject) {
+	ctx := t.Context()
+	ch := add(t, s, "acc_1", "Main")
+	veto := errors.New("veto")
+	if err := s.Repo.Delete(ctx, ch.ID(), func(c *domain.Channel) ([]domain.Event, error) { c.Deleted(t0); return nil, veto }); !errors.Is(err, veto) {
+		t.Errorf("vetoed delete: %v", err)
+	}
+	if sent := s.Sent(t); len(sent) != 0 {
+		t.Errorf("a vetoed deletion sent %v", outboxtest.Names(sent))
+	}
+	if err := s.Repo.Delete(ctx, ch.ID(), func(c *domain.Channel) ([]domain.Event, error) {
+		c.Deleted(t0.Add(time.Minute))
+		return []domain.Event{contract.ShippingChannelDeleted{ChannelEvent: event(c)}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sent := s.Sent(t)
+	want := tracking.StopTrackingChannel{AccountID: "acc_1", ChannelID: ch.ID()}
+	if len(sent) != 1 || sent[0].Name != want.CommandName() || !outboxtest.SameJSON(t, sent[0].Payload, want) {
+		t.Errorf("sent %s, want one %+v", sent, want)
+	}
 }
 
 // Updates of one channel at the same time are applied one after the other:
