@@ -70,7 +70,7 @@ func (r *PostgresRepository) Add(ctx context.Context, ch *domain.Channel, events
 		if err != nil {
 			return fmt.Errorf("inserting channel: %w", err)
 		}
-		return r.publish(ctx, tx, events)
+		return r.publish(ctx, tx, events, ch)
 	})
 }
 
@@ -104,7 +104,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(ch *
 		if err != nil {
 			return fmt.Errorf("updating channel: %w", err)
 		}
-		return r.publish(ctx, tx, events)
+		return r.publish(ctx, tx, events, ch)
 	})
 	return out, err
 }
@@ -112,14 +112,14 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(ch *
 // Delete removes one channel under a row lock.
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
 	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
-		_, events, err := r.change(ctx, tx, id, fn)
+		ch, events, err := r.change(ctx, tx, id, fn)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM channels.channels WHERE id = $1`, id); err != nil {
 			return fmt.Errorf("deleting channel: %w", err)
 		}
-		return r.publish(ctx, tx, events)
+		return r.publish(ctx, tx, events, ch)
 	})
 }
 
@@ -138,11 +138,13 @@ func (r *PostgresRepository) change(ctx context.Context, tx *sqlx.Tx, id string,
 	return ch, events, err
 }
 
-func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
+// publish writes the change's events and sends what ch's change asked of
+// the tracking module.
+func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event, ch *domain.Channel) error {
 	if err := messaging.PublishAll(ctx, r.outbox, tx, events); err != nil {
 		return err
 	}
-	return r.outbox.Send(ctx, tx, trackingRequests(events)...)
+	return r.outbox.Send(ctx, tx, trackingRequests(ch)...)
 }
 
 func (r *PostgresRepository) load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.Channel, error) {

@@ -34,7 +34,8 @@ type Providers interface {
 // which enforces its rules, or by Restore in a repository; its state changes
 // only through the methods below (Stored hands out a copy).
 type Channel struct {
-	s Stored
+	s            Stored
+	stopTracking bool // Deleted's, until the repository takes it
 }
 
 // NewChannel makes a draft channel of the account under id: a name (kept

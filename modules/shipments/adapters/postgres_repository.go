@@ -22,7 +22,7 @@ import (
 
 // PostgresRepository keeps shipments in shipments.shipments and publishes
 // their events through the outbox in the same transaction, with the
-// commands they call for (trackingRequests).
+// tracking a shipment asks for (TakeTrackingRequest).
 type PostgresRepository struct {
 	db     *sqlx.DB
 	outbox *messaging.Outbox
@@ -53,7 +53,7 @@ func (r *PostgresRepository) Add(ctx context.Context, sh *domain.Shipment, event
 		if err != nil {
 			return fmt.Errorf("inserting shipment: %w", err)
 		}
-		return r.publish(ctx, tx, events)
+		return r.publish(ctx, tx, events, sh.TakeTrackingRequest())
 	})
 }
 
@@ -131,7 +131,7 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 				return fmt.Errorf("storing label: %w", err)
 			}
 		}
-		return r.publish(ctx, tx, events)
+		return r.publish(ctx, tx, events, sh.TakeTrackingRequest())
 	})
 	return out, err
 }
@@ -157,7 +157,7 @@ func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(sh *
 		if _, err := tx.ExecContext(ctx, `DELETE FROM shipments.shipments WHERE id = $1`, id); err != nil {
 			return fmt.Errorf("deleting shipment: %w", err)
 		}
-		return r.publish(ctx, tx, events)
+		return r.publish(ctx, tx, events, nil)
 	})
 }
 
@@ -175,9 +175,14 @@ func (r *PostgresRepository) Label(ctx context.Context, id string) (*domain.Labe
 	return &l, nil
 }
 
-func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event) error {
+// publish writes the change's events and sends the tracking it asked for,
+// if any.
+func (r *PostgresRepository) publish(ctx context.Context, tx *sqlx.Tx, events []domain.Event, tracking *domain.TrackingRequest) error {
 	if err := messaging.PublishAll(ctx, r.outbox, tx, events); err != nil {
 		return err
 	}
-	return r.outbox.Send(ctx, tx, trackingRequests(events)...)
+	if tracking == nil {
+		return nil
+	}
+	return r.outbox.Send(ctx, tx, TrackShipmentParcels(*tracking))
 }

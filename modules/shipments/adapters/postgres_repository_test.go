@@ -9,11 +9,16 @@ import (
 
 	"shipd"
 	"shipd/modules/shipments/adapters"
+	"shipd/modules/shipments/adapters/repositorytest"
+	"shipd/modules/shipments/contract"
 	"shipd/modules/shipments/domain"
 	"shipd/platform/apptest"
 	"shipd/platform/clock"
 	"shipd/platform/config"
 	"shipd/platform/messaging"
+	"shipd/platform/messaging/outboxtest"
+
+	tracking "shipd/modules/tracking/contract"
 )
 
 // A booking's handle is saved though no event names it (nothing a client
@@ -52,4 +57,18 @@ func TestTheBookingHandleIsSavedWithoutAnEvent(t *testing.T) {
 	if err := db.Get(&leased, `SELECT lease_until > now() AND booking_due FROM shipments.shipments WHERE id = $1`, id); err != nil || !leased {
 		t.Errorf("the booking's lease was lost (%v)", err)
 	}
+}
+
+// The PostgreSQL repository keeps the contract the app-layer tests' fake
+// keeps (repositorytest).
+func TestPostgresRepository(t *testing.T) {
+	t.Parallel()
+	repositorytest.Run(t, func(t *testing.T) repositorytest.Subject {
+		db := outboxtest.Open(t, contract.Stream, tracking.CommandStream)
+		return repositorytest.Subject{
+			Repo:      adapters.NewPostgresRepository(db, messaging.NewOutbox(watermill.NopLogger{}), clock.Real{}),
+			Published: func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, contract.Stream) },
+			Sent:      func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, tracking.CommandStream) },
+		}
+	})
 }

@@ -14,7 +14,10 @@ type Repository interface {
 	Add(ctx context.Context, sh *Shipment, events ...Event) error
 	Get(ctx context.Context, id string) (*Shipment, error)
 	// Update loads the shipment locked, lets fn change it and name the
-	// events, and saves it (with a label Booked recorded). fn does no I/O.
+	// events, and saves it (with a label Booked recorded, and the tracking
+	// request RequestTracking kept sent with it) when fn named events or
+	// changed what is stored; when fn fails nothing is saved. fn does no
+	// I/O.
 	Update(ctx context.Context, id string, fn func(sh *Shipment) ([]Event, error)) (*Shipment, error)
 	// Delete loads the shipment locked, lets fn veto, and deletes it.
 	Delete(ctx context.Context, id string, fn func(sh *Shipment) ([]Event, error)) error

@@ -78,6 +78,7 @@ func (s Stored) Price() *carrier.Money {
 type Shipment struct {
 	s        Stored
 	newLabel *Label
+	tracking *TrackingRequest // RequestTracking's, until the repository takes it
 }
 
 // New makes a pending shipment of the account, under id, of what r asks,

@@ -23,12 +23,15 @@ type Repository interface {
 	// TrackedThrough lists the parcels of a channel whose checks go on.
 	TrackedThrough(ctx context.Context, accountID, channelID string) ([]string, error)
 	// Update loads the parcel locked, lets fn change it and name the events,
-	// and saves it with its new status updates. fn does no I/O.
+	// and saves it with its new status updates (each carrier event once),
+	// whether or not fn named events, and ends its check's lease (the check
+	// is recorded). When fn fails nothing is saved. fn does no I/O.
 	Update(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) (*Parcel, error)
 	// UpdateAll applies many changes in one transaction: each parcel is
 	// loaded locked, changed by its Apply (in the order given), and saved
-	// with its new status updates and the events Apply named. A parcel that
-	// no longer exists is skipped.
+	// with its new status updates and the events Apply named, its lease
+	// ended. A parcel that no longer exists is skipped; a batch that cannot
+	// be saved whole is not saved at all.
 	UpdateAll(ctx context.Context, changes []Change) error
 	// Delete loads the parcel locked, lets fn veto, and deletes it.
 	Delete(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) error

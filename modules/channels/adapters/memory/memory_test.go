@@ -13,12 +13,12 @@ import (
 	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
 	"shipd/platform/carrier"
-	"shipd/platform/fault"
 )
 
-// The app-layer tests rely on the in-memory adapters keeping the PostgreSQL
-// ones' contract; these are the points of it they do not exercise
-// themselves.
+// The repository's contract is repositorytest's, run by
+// repository_contract_test.go against this fake and the PostgreSQL
+// repository alike; these are what only the fakes have: interference, and
+// the list built from the events.
 
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
@@ -61,90 +61,22 @@ func added(t *testing.T, repo *memory.Repository, id, account, name string, at t
 	}
 }
 
-// Update saves nothing (and publishes nothing) when fn fails or names no
-// event; each loaded channel is a copy of its own.
-func TestUpdateSavesOnlyAChangeWithEvents(t *testing.T) {
+// Interfere fails a call as a database might, before anything changes
+// (what the contract suite, repositorytest, cannot ask of PostgreSQL).
+func TestInterfereFailsACallAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	repo := memory.NewRepository()
-	ctx := t.Context()
 	added(t, repo, "ch_1", "acc_1", "Main", t0)
-	refuse := errors.New("refused")
-	if _, err := repo.Update(ctx, "ch_1", func(ch *domain.Channel) ([]domain.Event, error) {
-		ch.Touch(t0)
-		return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(ch)}}, refuse
-	}); !errors.Is(err, refuse) {
-		t.Fatalf("error %v", err)
-	}
-	if _, err := repo.Update(ctx, "ch_1", func(ch *domain.Channel) ([]domain.Event, error) {
-		ch.Touch(t0)
-		return nil, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := repo.Get(ctx, "ch_1")
-	if err != nil || got.Version() != 1 || len(repo.Published()) != 1 {
-		t.Fatalf("version %d (%v), %d events: a change not to be saved was", got.Version(), err, len(repo.Published()))
-	}
-	got.Settings()["retries"] = 9.0 // a copy: the stored channel is untouched
-	if _, err := repo.Update(ctx, "ch_1", func(ch *domain.Channel) ([]domain.Event, error) {
-		ch.Touch(t0.Add(time.Second))
-		return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(ch)}}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	got, _ = repo.Get(ctx, "ch_1")
-	if got.Version() != 2 || got.Settings()["retries"] != 3.0 || !got.SecretKeys()["token"] || len(repo.Published()) != 2 {
-		t.Fatalf("after a saved update: %+v, %d events", got.Stored(), len(repo.Published()))
-	}
-}
-
-// Missing channels are fault.NotFound; a taken id is refused; a name is
-// unique within an account, on add and on update; a vetoed delete keeps
-// the channel.
-func TestMissingTakenAndVetoed(t *testing.T) {
-	t.Parallel()
-	repo := memory.NewRepository()
-	ctx := t.Context()
-	added(t, repo, "ch_1", "acc_1", "Main", t0)
-	added(t, repo, "ch_2", "acc_1", "Second", t0)
-	keep := func(*domain.Channel) ([]domain.Event, error) { return nil, nil }
-	for name, err := range map[string]error{
-		"Get":    func() error { _, err := repo.Get(ctx, "ch_none"); return err }(),
-		"Update": func() error { _, err := repo.Update(ctx, "ch_none", keep); return err }(),
-		"Delete": repo.Delete(ctx, "ch_none", keep),
-	} {
-		if !fault.Is(err, fault.KindNotFound) {
-			t.Errorf("%s of a missing channel: %v", name, err)
-		}
-	}
-	if err := repo.Add(ctx, newChannel(t, "ch_1", "acc_1", "Other", t0)); err == nil || fault.Is(err, fault.KindValidation) {
-		t.Errorf("a taken id: %v, want an error that is no fault", err)
-	}
-	if err := repo.Add(ctx, newChannel(t, "ch_3", "acc_1", "Main", t0)); !fault.Is(err, fault.KindValidation) {
-		t.Errorf("a taken name: %v", err)
-	}
-	if err := repo.Add(ctx, newChannel(t, "ch_3", "acc_2", "Main", t0)); err != nil {
-		t.Errorf("another account's name: %v", err)
-	}
-	_, err := repo.Update(ctx, "ch_2", func(ch *domain.Channel) ([]domain.Event, error) {
-		if err := ch.Edit(domain.Edit{Name: ptr("Main")}, providers); err != nil {
-			t.Errorf("renaming: %v", err)
-		}
-		return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(ch)}}, nil
-	})
-	if !fault.Is(err, fault.KindValidation) {
-		t.Errorf("renamed to a taken name: %v", err)
-	}
-	veto := errors.New("veto")
-	if err := repo.Delete(ctx, "ch_1", func(*domain.Channel) ([]domain.Event, error) { return nil, veto }); !errors.Is(err, veto) {
-		t.Errorf("vetoed delete: %v", err)
-	}
-	if _, err := repo.Get(ctx, "ch_1"); err != nil {
-		t.Errorf("vetoed delete removed the channel: %v", err)
-	}
 	repo.Interfere(func(op, id string) error { return context.Canceled })
-	if _, err := repo.Get(ctx, "ch_1"); !errors.Is(err, context.Canceled) {
+	if _, err := repo.Get(t.Context(), "ch_1"); !errors.Is(err, context.Canceled) {
 		t.Errorf("interfered Get: %v", err)
+	}
+	if err := repo.Delete(t.Context(), "ch_1", func(*domain.Channel) ([]domain.Event, error) { return nil, nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("interfered Delete: %v", err)
+	}
+	repo.Interfere(nil)
+	if _, err := repo.Get(t.Context(), "ch_1"); err != nil || len(repo.Published()) != 1 {
+		t.Errorf("after interfering: %v, %d events", err, len(repo.Published()))
 	}
 }
 

@@ -4,8 +4,9 @@
 // counterpart keeps (a missing channel is fault.NotFound, a name taken in
 // the account is a fault on "name", Update applies fn as one change and
 // saves nothing when fn fails or names no event, the events are published
-// with the change that caused them); what only SQL does (row locks, the
-// outbox's delivery, sealing secrets) is not modelled.
+// with the change that caused them, and a deletion's stop of its parcels'
+// tracking is sent with it; repositorytest holds both to it); what only SQL
+// does (row locks, the outbox's delivery, sealing secrets) is not modelled.
 package memory
 
 import (
@@ -13,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"shipd/modules/channels/domain"
@@ -28,9 +30,14 @@ var errNameTaken = fault.Field("name", "has already been taken by another channe
 // them. Settings are kept as JSON, so a value read back is what a database
 // round trip gives (numbers as float64, maps of their own).
 type Repository struct {
-	book memrepo.Book[domain.Event]
-	rows map[string]row
+	book    memrepo.Book[domain.Event]
+	rows    map[string]row
+	stopped []StoppedTracking
 }
+
+// StoppedTracking is a channel whose parcels' tracking a change asked to
+// stop.
+type StoppedTracking struct{ AccountID, ChannelID string }
 
 type row struct {
 	stored   domain.Stored // Settings nil: they are in settings
@@ -50,6 +57,22 @@ func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f
 // Published returns every event published so far, in order.
 func (r *Repository) Published() []domain.Event { return r.book.Published() }
 
+// TrackingStopped returns the channels whose parcels' tracking a change
+// asked to stop (the PostgreSQL repository sends each as
+// tracking.stop_tracking_channel), in order.
+func (r *Repository) TrackingStopped() []StoppedTracking {
+	r.book.Lock()
+	defer r.book.Unlock()
+	return slices.Clone(r.stopped)
+}
+
+// send records what ch's change asked of the tracking module.
+func (r *Repository) send(ch *domain.Channel) {
+	if ch.TakeTrackingStop() {
+		r.stopped = append(r.stopped, StoppedTracking{AccountID: ch.AccountID(), ChannelID: ch.ID()})
+	}
+}
+
 // Add inserts the channel and publishes events.
 func (r *Repository) Add(_ context.Context, ch *domain.Channel, events ...domain.Event) error {
 	return memrepo.Add(&r.book, ch.ID(), func() error {
@@ -57,7 +80,11 @@ func (r *Repository) Add(_ context.Context, ch *domain.Channel, events ...domain
 			// The primary key's violation: an error, not a fault.
 			return fmt.Errorf("inserting channel: duplicate key %s", ch.ID())
 		}
-		return r.save(ch)
+		if err := r.save(ch); err != nil {
+			return err
+		}
+		r.send(ch)
+		return nil
 	}, events)
 }
 
@@ -74,13 +101,20 @@ func (r *Repository) Update(_ context.Context, id string, fn func(ch *domain.Cha
 		if len(events) == 0 {
 			return nil
 		}
-		return r.save(ch)
+		if err := r.save(ch); err != nil {
+			return err
+		}
+		r.send(ch)
+		return nil
 	})
 }
 
 // Delete lets fn veto, then deletes the channel and publishes the events.
 func (r *Repository) Delete(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
-	return memrepo.Delete(&r.book, id, r.load, fn, func(*domain.Channel) { delete(r.rows, id) })
+	return memrepo.Delete(&r.book, id, r.load, fn, func(ch *domain.Channel) {
+		delete(r.rows, id)
+		r.send(ch)
+	})
 }
 
 // save stores ch (a new row or over its old one), refusing a name another

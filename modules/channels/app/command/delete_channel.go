@@ -28,14 +28,15 @@ func NewDeleteChannelHandler(repo domain.Repository, clk clock.Clock, obs usecas
 }
 
 // Handle deletes the channel and publishes shipping_channel.deleted with its
-// last record (a version past the last, so readers drop it).
+// last record (a version past the last, so readers drop it); the tracking
+// of its parcels stops with it.
 func (h DeleteChannelHandler) Handle(ctx context.Context, cmd DeleteChannel) error {
 	now := h.clock.Now()
 	return h.repo.Delete(ctx, cmd.ID, func(ch *domain.Channel) ([]domain.Event, error) {
 		if err := owned(ch, cmd.AccountID); err != nil {
 			return nil, err
 		}
-		ch.Touch(now)
+		ch.Deleted(now)
 		return []domain.Event{contract.ShippingChannelDeleted{ChannelEvent: channelEvent(ch, now)}}, nil
 	})
 }

@@ -6,13 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"shipd/modules/channels/adapters/memory"
 	"shipd/modules/channels/app/command"
 	"shipd/modules/channels/contract"
 	"shipd/platform/fault"
 )
 
 // The deleted event carries the channel's last record under a version past
-// the last, so every reader that kept the channel drops it.
+// the last, so every reader that kept the channel drops it, and the
+// tracking of the channel's parcels stops with it.
 func TestDeleteChannelPublishesItsLastRecord(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
@@ -34,11 +36,15 @@ func TestDeleteChannelPublishesItsLastRecord(t *testing.T) {
 	if got := published[len(published)-1]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("published %#v, want %#v", got, want)
 	}
-	// Deleting again finds nothing and publishes nothing.
+	// The channel's parcels stop being tracked with it.
+	if stopped := f.repo.TrackingStopped(); !reflect.DeepEqual(stopped, []memory.StoppedTracking{{AccountID: acme, ChannelID: "ch_1"}}) {
+		t.Errorf("tracking stopped for %+v, want ch_1's", stopped)
+	}
+	// Deleting again finds nothing, publishes nothing and stops nothing.
 	err := f.delete.Handle(t.Context(), command.DeleteChannel{AccountID: acme, ID: "ch_1"})
 	wantKind(t, err, fault.KindNotFound)
-	if n := len(f.repo.Published()); n != len(published) {
-		t.Errorf("a second delete published %d events", n-len(published))
+	if n := len(f.repo.Published()); n != len(published) || len(f.repo.TrackingStopped()) != 1 {
+		t.Errorf("a second delete published %d events, stopped %d", n-len(published), len(f.repo.TrackingStopped())-1)
 	}
 }
 

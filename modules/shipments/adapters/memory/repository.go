@@ -1,9 +1,11 @@
 // Package memory is the shipments module's driven side in memory: the
 // repository and the list read model, for tests of the app layer that need
 // no database (the channels facade is channelstest's). Each keeps the
-// contract its PostgreSQL counterpart keeps (not found as fault.NotFound,
-// Update applying fn as one change, nothing saved when fn fails or names no
-// event); what only SQL can do (row locks, the outbox, booking leases) is
+// contract its PostgreSQL counterpart keeps (repositorytest holds both to
+// it: not found as fault.NotFound, Update applying fn as one change,
+// nothing saved when fn fails, a change without an event saved only when
+// it changed what is stored, the tracking a shipment asks for sent with the
+// change); what only SQL can do (row locks, the outbox, booking leases) is
 // not modelled.
 package memory
 
@@ -27,6 +29,7 @@ type Repository struct {
 	rows   map[string]row
 	seq    int // order of insertion, the list's newest first
 	labels map[string]domain.Label
+	asked  []domain.TrackingRequest
 }
 
 type row struct {
@@ -49,6 +52,21 @@ func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f
 // Published returns every event published so far, in order.
 func (r *Repository) Published() []domain.Event { return r.book.Published() }
 
+// TrackingRequests returns every tracking request sent so far (the
+// PostgreSQL repository sends each as a tracking command), in order.
+func (r *Repository) TrackingRequests() []domain.TrackingRequest {
+	r.book.Lock()
+	defer r.book.Unlock()
+	return slices.Clone(r.asked)
+}
+
+// send records the tracking sh asks for, with the change that saves it.
+func (r *Repository) send(sh *domain.Shipment) {
+	if req := sh.TakeTrackingRequest(); req != nil {
+		r.asked = append(r.asked, *req)
+	}
+}
+
 // Add inserts the shipment and publishes events.
 func (r *Repository) Add(_ context.Context, sh *domain.Shipment, events ...domain.Event) error {
 	return memrepo.Add(&r.book, sh.ID(), func() error {
@@ -62,6 +80,7 @@ func (r *Repository) Add(_ context.Context, sh *domain.Shipment, events ...domai
 		}
 		r.seq++
 		r.rows[sh.ID()] = row{state: state, seq: r.seq}
+		r.send(sh)
 		return nil
 	}, events)
 }
@@ -84,8 +103,9 @@ func (r *Repository) load(id string) (*domain.Shipment, error) {
 }
 
 // Update lets fn change the shipment; as in PostgreSQL, the change is saved
-// (with a label Booked recorded and the events) only when fn succeeds and
-// names at least one event.
+// (with a label Booked recorded, the events and the tracking it asks for)
+// when fn succeeds and names an event or changed what is stored (a
+// booking's handle is saved without one).
 func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shipment) ([]domain.Event, error)) (*domain.Shipment, error) {
 	return memrepo.Update(&r.book, id, r.load, fn, func(sh *domain.Shipment, events []domain.Event) error {
 		state, err := json.Marshal(sh.Stored())
@@ -99,6 +119,7 @@ func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shi
 		if l := sh.TakeNewLabel(); l != nil {
 			r.labels[id] = *l
 		}
+		r.send(sh)
 		return nil
 	})
 }

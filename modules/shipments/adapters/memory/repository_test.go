@@ -13,9 +13,9 @@ import (
 	"shipd/platform/fault"
 )
 
-// The app-layer tests rely on the in-memory repository keeping the
-// PostgreSQL repository's contract; these are the points of it they do not
-// exercise themselves.
+// The repository's contract is repositorytest's, run by
+// repository_contract_test.go against this fake and the PostgreSQL
+// repository alike; these add what only the fake has (interference).
 
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
