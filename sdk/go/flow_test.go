@@ -151,7 +151,7 @@ func TestLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.JSON200.Data.ProviderShipmentId != nil {
-			if res.JSON200.Data.Status != shipd.ShipmentStatusPending || res.JSON200.Data.HasLabel {
+			if res.JSON200.Data.Status != shipd.ShipmentStatusPending || (res.JSON200.Data.HasLabel != nil && *res.JSON200.Data.HasLabel) {
 				t.Fatalf("a shipment whose label is being fetched is %s, has_label %v", res.JSON200.Data.Status, res.JSON200.Data.HasLabel)
 			}
 			break

@@ -114,6 +114,8 @@ type Carrier struct {
 	shipments  map[string]*shipment // by provider shipment id
 	attempts   map[string]int       // booking calls per TRANSIENT- reference
 	labelTries map[string]int       // label answers per LABELFAIL-/LABELBAD- booking
+	failLabels int                  // label answers still to fail (FailNextLabels)
+	dropNumber int                  // booking answers still to lack a number (DropNextTrackingNumber)
 	cancelled  map[string]time.Time // cancellation time per tracking number
 }
 

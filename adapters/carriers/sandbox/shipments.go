@@ -104,7 +104,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if err != nil {
 		return carrier.CreatedShipment{}, err
 	}
-	if strings.HasPrefix(req.Reference, RefNoTrack) && len(out.TrackingNumbers) > 0 {
+	if (strings.HasPrefix(req.Reference, RefNoTrack) || c.takeSwitch(&c.dropNumber)) && len(out.TrackingNumbers) > 0 {
 		// The answer loses its last tracking number, as a carrier's
 		// malformed answer would; a resumed booking reads it whole.
 		out.TrackingNumbers = out.TrackingNumbers[:len(out.TrackingNumbers)-1]
@@ -362,6 +362,9 @@ func (c *Carrier) printingFails(id, reference string, fetch bool) bool {
 	if until := c.config.FailLabelsUntil; !until.IsZero() && time.Now().Before(until) {
 		return true
 	}
+	if c.takeSwitch(&c.failLabels) {
+		return true
+	}
 	if !fetch {
 		return failures(reference, RefLabelFail) > 0
 	}
@@ -419,4 +422,33 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 
 func unknownShipment(ref carrier.ShipmentRef) *carrier.Rejection {
 	return carrier.Reject("", "unknown shipment %q: the sandbox carrier has no booking with that id (bookings live in memory until the service restarts)", ref.ProviderShipmentID)
+}
+
+// FailNextLabels makes the next n label answers fail, the booking's own
+// (answered without labels) and Labels' (unavailable): the switch of
+// shipd's booking tests for a label service that fails for a while.
+func (c *Carrier) FailNextLabels(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failLabels = n
+}
+
+// DropNextTrackingNumber makes the next booking's answer lack its last
+// tracking number, as NO-TRACKING-NUMBER references do.
+func (c *Carrier) DropNextTrackingNumber() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropNumber = 1
+}
+
+// takeSwitch uses up one of a switch's remaining turns, reporting whether
+// there was one.
+func (c *Carrier) takeSwitch(turns *int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if *turns <= 0 {
+		return false
+	}
+	*turns--
+	return true
 }

@@ -183,12 +183,14 @@ func (sh *Shipment) RetryLabel(now time.Time) error {
 }
 
 // created marks the shipment the carrier's, successful, once its label
-// step has ended (either way).
+// step has ended (either way); a pending one becomes created and asks for
+// its parcels' tracking (RequestTracking), sent with the change.
 func (sh *Shipment) created() {
 	ok := true
 	sh.s.IsSuccessful = &ok
 	if sh.s.Status == StatusPending {
 		sh.s.Status = StatusCreated
+		sh.RequestTracking()
 	}
 }
 
