@@ -35,3 +35,17 @@ func (b Booking) Accept(ctx context.Context, handle string) error {
 	}
 	return b.Accepted(ctx, handle)
 }
+
+// BookingFinder is a carrier that can say whether it holds a booking made
+// under a booking key (a reference it keeps with the shipment), so that an
+// attempt following one that ended unseen (a crash between the carrier's
+// answer and the handle's record) asks before it books, and resumes what
+// the carrier already made (ADR 0041). A carrier without one books again in
+// that window.
+type BookingFinder interface {
+	// FindBooking answers the handle of the carrier's booking made under
+	// req.Booking.Key, as Booking.Accept would have recorded it, and
+	// whether there is one; a carrier that cannot be asked returns an error
+	// wrapping ErrUnavailable.
+	FindBooking(ctx context.Context, settings Settings, req ShipmentRequest) (handle string, found bool, err error)
+}

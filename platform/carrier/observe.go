@@ -39,13 +39,25 @@ func isRejection(err error) bool {
 }
 
 // Observe returns p with every call of the port told to observe. The result
-// implements Shipper and Tracker exactly when p does, because the modules ask
-// a provider what it can do by type assertion.
+// implements Shipper, BookingFinder and Tracker exactly when p does, because
+// the modules ask a provider what it can do by type assertion.
 func Observe(p Provider, observe Observer) Provider {
 	base := &observedProvider{p: p, code: p.Info().Code, observe: observe}
 	shipper, ships := p.(Shipper)
 	tracker, tracks := p.(Tracker)
+	finder, finds := p.(BookingFinder)
 	switch {
+	case ships && finds && tracks:
+		return struct {
+			*observedProvider
+			*observedFinder
+			*observedTracker
+		}{base, &observedFinder{&observedShipper{base, shipper}, finder}, &observedTracker{base, tracker}}
+	case ships && finds:
+		return struct {
+			*observedProvider
+			*observedFinder
+		}{base, &observedFinder{&observedShipper{base, shipper}, finder}}
 	case ships && tracks:
 		return struct {
 			*observedProvider
@@ -114,6 +126,18 @@ func (o *observedShipper) Labels(ctx context.Context, settings Settings, ref Shi
 func (o *observedShipper) CancelShipment(ctx context.Context, settings Settings, ref ShipmentRef) error {
 	start := time.Now()
 	return o.done("cancel_shipment", start, o.s.CancelShipment(ctx, settings, ref))
+}
+
+// observedFinder is a Shipper that can be asked for a booking by its key.
+type observedFinder struct {
+	*observedShipper
+	f BookingFinder
+}
+
+func (o *observedFinder) FindBooking(ctx context.Context, settings Settings, req ShipmentRequest) (string, bool, error) {
+	start := time.Now()
+	handle, found, err := o.f.FindBooking(ctx, settings, req)
+	return handle, found, o.done("find_booking", start, err)
 }
 
 type observedTracker struct {

@@ -38,6 +38,18 @@ func (shipper) CancelShipment(context.Context, carrier.Settings, carrier.Shipmen
 
 type both struct{ shipper }
 
+type finder struct{ shipper }
+
+func (finder) FindBooking(context.Context, carrier.Settings, carrier.ShipmentRequest) (string, bool, error) {
+	return "H-1", true, nil
+}
+
+type findsAndTracks struct{ both }
+
+func (findsAndTracks) FindBooking(context.Context, carrier.Settings, carrier.ShipmentRequest) (string, bool, error) {
+	return "", false, nil
+}
+
 func (both) Track(context.Context, carrier.Settings, carrier.TrackingRequest) (carrier.Tracking, error) {
 	return carrier.Tracking{}, nil
 }
@@ -52,20 +64,23 @@ func TestObserveKeepsWhatTheProviderCanDo(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name          string
-		p             carrier.Provider
-		ships, tracks bool
+		name                 string
+		p                    carrier.Provider
+		ships, tracks, finds bool
 	}{
-		{"info only", infoOnly{}, false, false},
-		{"tracker", tracker{}, false, true},
-		{"shipper", shipper{}, true, false},
-		{"both", both{}, true, true},
+		{"info only", infoOnly{}, false, false, false},
+		{"tracker", tracker{}, false, true, false},
+		{"shipper", shipper{}, true, false, false},
+		{"both", both{}, true, true, false},
+		{"finder", finder{}, true, false, true},
+		{"finder and tracker", findsAndTracks{}, true, true, true},
 	} {
 		o := carrier.Observe(tc.p, observe)
 		_, ships := o.(carrier.Shipper)
 		_, tracks := o.(carrier.Tracker)
-		if ships != tc.ships || tracks != tc.tracks {
-			t.Errorf("%s: ships %v tracks %v, want %v %v", tc.name, ships, tracks, tc.ships, tc.tracks)
+		_, finds := o.(carrier.BookingFinder)
+		if ships != tc.ships || tracks != tc.tracks || finds != tc.finds {
+			t.Errorf("%s: ships %v tracks %v finds %v, want %v %v %v", tc.name, ships, tracks, finds, tc.ships, tc.tracks, tc.finds)
 		}
 		if scaled, ok := o.(carrier.TimeScaled); !ok {
 			t.Errorf("%s: TimeScale not passed through", tc.name)

@@ -145,10 +145,11 @@ func New() *Carrier { return &Carrier{} }
 func NewWithConfig(cfg Config) *Carrier { return &Carrier{config: cfg} }
 
 var (
-	_ carrier.Provider   = (*Carrier)(nil)
-	_ carrier.Shipper    = (*Carrier)(nil)
-	_ carrier.Tracker    = (*Carrier)(nil)
-	_ carrier.TimeScaled = (*Carrier)(nil)
+	_ carrier.Provider      = (*Carrier)(nil)
+	_ carrier.Shipper       = (*Carrier)(nil)
+	_ carrier.Tracker       = (*Carrier)(nil)
+	_ carrier.TimeScaled    = (*Carrier)(nil)
+	_ carrier.BookingFinder = (*Carrier)(nil)
 )
 
 func (c *Carrier) now() time.Time {

@@ -131,6 +131,39 @@ func (c *Carrier) keep(sh *shipment) (string, error) {
 	return id, nil
 }
 
+// FindBooking answers the booking made under req's booking key, the
+// newest when there are several: as a carrier that keeps the sender's
+// reference with a shipment and can be asked for it (ADR 0041).
+func (c *Carrier) FindBooking(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (string, bool, error) {
+	if err := reachable(ctx, s); err != nil {
+		return "", false, err
+	}
+	if req.Booking.Key == "" {
+		return "", false, nil
+	}
+	if c.config.Journal != "" {
+		entries, err := readJournal(c.config.Journal)
+		if err != nil {
+			return "", false, unavailable("%v", err)
+		}
+		found := ""
+		for _, e := range entries {
+			if e.Booking != nil && e.Booking.Key == req.Booking.Key {
+				found = e.Booking.ProviderShipmentID
+			}
+		}
+		return found, found != "", nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, sh := range c.shipments {
+		if sh.key == req.Booking.Key {
+			return id, true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // resume answers for a booking made before, by its handle (its id): never a
 // second booking.
 func (c *Carrier) resume(s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {

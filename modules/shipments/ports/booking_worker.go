@@ -59,7 +59,7 @@ func (w *BookingWorker) Name() string { return "shipments.booking" }
 func (w *BookingWorker) Run(ctx context.Context) error { return w.loop.Run(ctx) }
 
 func (w *BookingWorker) book(ctx context.Context, c command.BookingClaim) {
-	err := w.app.Commands.BookShipment.Handle(ctx, command.BookShipment{ShipmentID: c.ID, GiveUp: c.Attempt >= maxBookingAttempts})
+	err := w.app.Commands.BookShipment.Handle(ctx, command.BookShipment{ShipmentID: c.ID, GiveUp: c.Attempt >= maxBookingAttempts, Retried: c.Attempt > 1})
 	if err == nil || ctx.Err() != nil {
 		return
 	}

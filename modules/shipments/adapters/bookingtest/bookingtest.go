@@ -61,7 +61,7 @@ type Vendor struct {
 func Run(t *testing.T, v Vendor) {
 	t.Helper()
 	scenarios := []struct {
-		name  string
+		name   string
 		break_ func(*rig)
 	}{
 		{"labels fail to merge, then the label service fails twice", func(r *rig) {
@@ -71,9 +71,15 @@ func Run(t *testing.T, v Vendor) {
 		{"killed between the carrier's answer and the record", func(r *rig) { r.stop = failpoint.AfterCarrierAnswer }},
 		{"killed after the acceptance was recorded", func(r *rig) { r.stop = failpoint.AfterCarrierAccepted }},
 	}
-	if v.DropTrackingNumber != nil {
+	if _, ok := v.Provider.(carrier.BookingFinder); ok {
 		scenarios = append(scenarios, struct {
 			name  string
+			break_ func(*rig)
+		}{"the handle's record lost (killed before it committed)", func(r *rig) { r.loseHandle() }})
+	}
+	if v.DropTrackingNumber != nil {
+		scenarios = append(scenarios, struct {
+			name   string
 			break_ func(*rig)
 		}{"a tracking number missing from the answer", func(*rig) { v.DropTrackingNumber() }})
 	}
@@ -97,7 +103,7 @@ func Run(t *testing.T, v Vendor) {
 type rig struct {
 	repo   *memory.Repository
 	create func(t *testing.T, id string)
-	book   func(ctx context.Context, id string) error
+	book   func(ctx context.Context, id string, retried bool) error
 	merger *merger
 	stop   string // a failpoint to stop the first attempt at
 }
@@ -108,7 +114,9 @@ func newRig(t *testing.T, v Vendor) *rig {
 	info := v.Provider.Info()
 	chs := channelstest.New(channels.ChannelAccess{ID: channelID, AccountID: account, Name: info.Name, Provider: info.Code,
 		Status: "active", Settings: v.Settings})
-	providers := carrier.NewRegistry(v.Provider)
+	// Wrapped as the composition root wraps every provider, so what the
+	// use case asks of it by type assertion is what the service sees.
+	providers := carrier.NewRegistry(carrier.Observe(v.Provider, func(string, string, time.Duration, string) {}))
 	obs := usecasetest.Observer()
 	clk := clock.Real{}
 	create := command.NewCreateShipmentHandler(r.repo, chs, providers, clk, obs)
@@ -123,10 +131,24 @@ func newRig(t *testing.T, v Vendor) *rig {
 			t.Fatalf("creating the shipment: %v", err)
 		}
 	}
-	r.book = func(ctx context.Context, id string) error {
-		return book.Handle(ctx, command.BookShipment{ShipmentID: id})
+	r.book = func(ctx context.Context, id string, retried bool) error {
+		return book.Handle(ctx, command.BookShipment{ShipmentID: id, Retried: retried})
 	}
 	return r
+}
+
+// loseHandle makes the next save of the shipment fail: the booking's handle,
+// which the adapter records before it answers, is lost as if the process
+// had died before its commit.
+func (r *rig) loseHandle() {
+	var once sync.Once
+	r.repo.Interfere(func(op, _ string) error {
+		var err error
+		if op == "Update" {
+			once.Do(func() { err = errors.New("the process died before the handle committed (bookingtest)") })
+		}
+		return err
+	})
 }
 
 // bookToTheEnd tries the booking as the worker does, until it is decided
@@ -135,14 +157,14 @@ func (r *rig) bookToTheEnd(t *testing.T, id string) {
 	t.Helper()
 	if r.stop != "" {
 		disarm := failpoint.Stop(r.stop, 1)
-		err := r.book(t.Context(), id)
+		err := r.book(t.Context(), id, false)
 		if hits := disarm(); hits != 1 || !errors.Is(err, failpoint.ErrStopped) {
 			t.Fatalf("the first attempt passed %s %d times and answered %v", r.stop, hits, err)
 		}
 	}
 	var errs []error
-	for range 15 {
-		err := r.book(t.Context(), id)
+	for attempt := range 15 {
+		err := r.book(t.Context(), id, attempt > 0 || r.stop != "")
 		if err == nil {
 			break
 		}

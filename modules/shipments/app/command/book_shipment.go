@@ -25,6 +25,10 @@ var ErrCarrierUnavailable = errors.New("carrier unavailable")
 type BookShipment struct {
 	ShipmentID string
 	GiveUp     bool
+	// Retried says an earlier attempt may have reached the carrier (the
+	// worker's claim counts attempts): a carrier that can be asked
+	// (carrier.BookingFinder) is asked for a booking under the key first.
+	Retried bool
 }
 
 // BookShipmentHandler asks the carrier to create a pending shipment. The
@@ -88,6 +92,9 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 	settings := carrier.Settings(ch.Settings)
 	var labels []carrier.Label // the carrier's answer's, when it came with them
 	if !sh.HeldByCarrier() {
+		if st, err = h.findBooking(callCtx, shipper, settings, st, cmd.Retried); err != nil {
+			return h.unavailable(ctx, sh, giveUp, err)
+		}
 		created, err := h.book(callCtx, shipper, settings, st)
 		if err != nil {
 			return h.bookingFailed(ctx, sh, giveUp, err)
@@ -107,6 +114,27 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 		labels = created.Labels
 	}
 	return h.fetchLabel(ctx, callCtx, shipper, settings, sh, labels)
+}
+
+// findBooking asks a carrier that can be asked whether an earlier attempt,
+// which ended before it recorded the carrier's handle, booked the shipment
+// after all; a booking found is recorded and resumed, not made again.
+func (h BookShipmentHandler) findBooking(ctx context.Context, shipper carrier.Shipper, settings carrier.Settings, st domain.Stored, retried bool) (domain.Stored, error) {
+	finder, ok := shipper.(carrier.BookingFinder)
+	if !retried || !ok || st.BookingHandle != "" {
+		return st, nil
+	}
+	req := request(st)
+	req.Booking = carrier.Booking{Key: st.ID}
+	handle, found, err := finder.FindBooking(ctx, settings, req)
+	if err != nil || !found {
+		return st, err
+	}
+	if err := h.bookingAccepted(st.ID)(ctx, handle); err != nil {
+		return st, err
+	}
+	st.BookingHandle = handle
+	return st, nil
 }
 
 // book asks the carrier to create the shipment, or to resume the booking an

@@ -308,3 +308,59 @@ func TestAKillBetweenTheCarriersAnswerAndTheRecordBooksOnce(t *testing.T) {
 		})
 	}
 }
+
+// findingCarrier is the fake carrier that can be asked for a booking by its
+// key (carrier.BookingFinder).
+type findingCarrier struct {
+	*fakeCarrier
+	v *vendor
+}
+
+func (c findingCarrier) FindBooking(_ context.Context, _ carrier.Settings, req carrier.ShipmentRequest) (string, bool, error) {
+	for i, key := range c.v.bookings {
+		if key == req.Booking.Key {
+			return fmt.Sprintf("V-%d", i+1), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// An attempt that ends after the carrier booked but before its handle was
+// recorded (the process died in between): a retried attempt asks a carrier
+// that can be asked, finds the booking and resumes it; one that cannot be
+// asked books again, the window ADR 0041 leaves to such carriers.
+func TestARetryAsksTheCarrierForABookingItsHandleNeverRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		findable bool
+		bookings int
+	}{{"a carrier that can be asked", true, 1}, {"a carrier that cannot", false, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture()
+			f.created(t, request("sh_1", 2))
+			v := &vendor{}
+			f.carrier.onCreate = func(ctx context.Context, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+				if len(v.bookings) == 0 {
+					v.bookings = append(v.bookings, req.Booking.Key) // booked; the process dies before Accept
+					return carrier.CreatedShipment{}, fmt.Errorf("%w: the attempt ended", carrier.ErrUnavailable)
+				}
+				return v.create(ctx, req)
+			}
+			var provider carrier.Provider = f.carrier
+			if tc.findable {
+				provider = findingCarrier{f.carrier, v}
+			}
+			book := command.NewBookShipmentHandler(f.repo, f.channels, carrier.NewRegistry(provider), f.labels, f.clock, carrierTimeout, usecasetest.Observer())
+			if err := book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"}); !errors.Is(err, command.ErrCarrierUnavailable) {
+				t.Fatalf("the first attempt answered %v", err)
+			}
+			if err := book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1", Retried: true}); err != nil {
+				t.Fatal(err)
+			}
+			if st := f.state(t, "sh_1"); st.Status != domain.StatusCreated || !st.HasLabel || len(v.bookings) != tc.bookings {
+				t.Errorf("%+v after %d bookings at the carrier, want %d", st, len(v.bookings), tc.bookings)
+			}
+		})
+	}
+}
