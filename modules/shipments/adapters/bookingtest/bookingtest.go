@@ -73,7 +73,7 @@ func Run(t *testing.T, v Vendor) {
 	}
 	if _, ok := v.Provider.(carrier.BookingFinder); ok {
 		scenarios = append(scenarios, struct {
-			name  string
+			name   string
 			break_ func(*rig)
 		}{"the handle's record lost (killed before it committed)", func(r *rig) { r.loseHandle() }})
 	}
