@@ -117,7 +117,7 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.shipments.ID(w, r)
+	id, ok := h.shipments.ReadAction(w, r)
 	if !ok {
 		return
 	}
