@@ -2,8 +2,6 @@ package ports_test
 
 import (
 	"net/http"
-	"reflect"
-	"strings"
 	"testing"
 
 	"shipd"
@@ -44,7 +42,7 @@ func TestUnknownMembersAreRefused(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkUnknown(t, env.Do(apptest.Request{Method: http.MethodPost, Path: shipmentsPath, Key: key, Body: tc.body}), tc.want)
+			env.Do(apptest.Request{Method: http.MethodPost, Path: shipmentsPath, Key: key, Body: tc.body}).CheckUnknownFields(t, tc.want)
 		})
 	}
 	var n int
@@ -58,10 +56,10 @@ func TestUnknownMembersAreRefused(t *testing.T) {
 	awaitCarrier(t, env, key, id)
 
 	for _, method := range []string{http.MethodPut, http.MethodPatch} {
-		checkUnknown(t, env.Do(apptest.Request{Method: method, Path: path, Key: key, Body: map[string]any{"referense_number": "ORDER-9", "enable_tracking": false}}),
+		env.Do(apptest.Request{Method: method, Path: path, Key: key, Body: map[string]any{"referense_number": "ORDER-9", "enable_tracking": false}}).CheckUnknownFields(t,
 			map[string]string{"referense_number": "unknown field; did you mean reference_number?"})
 	}
-	checkUnknown(t, env.Do(apptest.Request{Method: http.MethodPost, Path: path + "/cancel", Key: key, Body: map[string]any{"reason": "changed my mind"}}),
+	env.Do(apptest.Request{Method: http.MethodPost, Path: path + "/cancel", Key: key, Body: map[string]any{"reason": "changed my mind"}}).CheckUnknownFields(t,
 		map[string]string{"reason": "unknown field; this request takes no fields"})
 	after := env.Do(apptest.Request{Method: http.MethodGet, Path: path, Key: key}).Data(t)
 	if after["reference_number"] != "ORDER-1001" || after["enable_tracking"] != true || after["status"] != "created" {
@@ -70,31 +68,4 @@ func TestUnknownMembersAreRefused(t *testing.T) {
 	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: path + "/cancel", Key: key, Body: map[string]any{}}); res.Status != http.StatusOK {
 		t.Errorf("cancel with an empty object: %d %s", res.Status, res.Body)
 	}
-}
-
-// checkUnknown holds res to a 422 naming exactly the fields of want, each
-// with one message that starts as want says.
-func checkUnknown(t *testing.T, res *apptest.Response, want map[string]string) {
-	t.Helper()
-	errs := fieldErrors(t, res, http.StatusUnprocessableEntity)
-	got := map[string]bool{}
-	for field, msgs := range errs {
-		got[field] = true
-		list, _ := msgs.([]any)
-		if prefix, ok := want[field]; !ok || len(list) != 1 || !startsWith(list[0], prefix) {
-			t.Errorf("%s: %v, want one message starting %q", field, msgs, prefix)
-		}
-	}
-	wanted := map[string]bool{}
-	for field := range want {
-		wanted[field] = true
-	}
-	if !reflect.DeepEqual(got, wanted) {
-		t.Errorf("errors %v, want exactly %v", errs, want)
-	}
-}
-
-func startsWith(v any, prefix string) bool {
-	s, ok := v.(string)
-	return ok && strings.HasPrefix(s, prefix)
 }
