@@ -1521,7 +1521,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Validation failed; error.errors names each field. */
+        /** @description Validation failed; error.errors names each field, among them every member of the body its schema does not list ("unknown field; ..."). */
         UnprocessableEntity: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
