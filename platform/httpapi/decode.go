@@ -29,17 +29,21 @@ func Decode(r *http.Request, dst any) error {
 }
 
 // DecodeNone reads the body of a write that takes none (a cancel, a
-// validation, a refresh): nothing, or a JSON object without members. A
-// member sent is refused as an unknown one, not dropped.
+// validation, a refresh): nothing, JSON null (what a client that sends its
+// nil body as JSON sends), or a JSON object without members. A member sent
+// is refused as an unknown one, not dropped.
 func DecodeNone(r *http.Request) error {
 	body, err := readAll(r)
-	if err != nil || len(bytes.Trim(body, " \t\r\n")) == 0 {
+	if trimmed := bytes.Trim(body, " \t\r\n"); err != nil || len(trimmed) == 0 || string(trimmed) == "null" {
 		return err
 	}
 	return decodeBody(body, &struct{}{})
 }
 
 func readAll(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil // a request made in process without a body (the dashboard's)
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError

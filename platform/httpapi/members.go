@@ -144,11 +144,12 @@ func join(path, name string) string {
 }
 
 // members are the JSON names of a struct's fields, as encoding/json reads
-// them (exported fields, the tag's name, embedded structs' fields
-// promoted), in declaration order.
+// them (exported fields, the tag's name, embedded structs' fields promoted;
+// of two fields of one name the shallower one), in declaration order.
 type members struct {
 	names []string
 	types map[string]reflect.Type
+	depth map[string]int
 }
 
 var membersOf sync.Map // reflect.Type -> members
@@ -157,13 +158,13 @@ func fieldsOf(t reflect.Type) members {
 	if m, ok := membersOf.Load(t); ok {
 		return m.(members)
 	}
-	m := members{types: map[string]reflect.Type{}}
-	m.collect(t)
+	m := members{types: map[string]reflect.Type{}, depth: map[string]int{}}
+	m.collect(t, 0)
 	membersOf.Store(t, m)
 	return m
 }
 
-func (m *members) collect(t reflect.Type) {
+func (m *members) collect(t reflect.Type, depth int) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -172,11 +173,12 @@ func (m *members) collect(t reflect.Type) {
 		}
 		name, _, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" {
-			if et := f.Type; et.Kind() == reflect.Struct || (et.Kind() == reflect.Pointer && et.Elem().Kind() == reflect.Struct) {
-				if et.Kind() == reflect.Pointer {
-					et = et.Elem()
-				}
-				m.collect(et)
+			et := f.Type
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				m.collect(et, depth+1)
 				continue
 			}
 		}
@@ -186,10 +188,12 @@ func (m *members) collect(t reflect.Type) {
 		if name == "" {
 			name = f.Name
 		}
-		if _, dup := m.types[name]; !dup {
+		if d, seen := m.depth[name]; seen && d <= depth {
+			continue
+		} else if !seen {
 			m.names = append(m.names, name)
 		}
-		m.types[name] = f.Type
+		m.types[name], m.depth[name] = f.Type, depth
 	}
 }
 

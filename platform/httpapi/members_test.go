@@ -151,10 +151,17 @@ func TestRawKeepsTheJSONSent(t *testing.T) {
 // A write that takes no body takes nothing, or an object without members.
 func TestDecodeNone(t *testing.T) {
 	for body, want := range map[string]int{
-		"": 0, " \n": 0, "{}": 0, " { } ": 0,
+		"": 0, " \n": 0, "{}": 0, " { } ": 0, "null": 0, " null\n": 0, "nul": 400, "[null]": 400,
 		`{"reason":"x"}`: 422, "[]": 400, "{": 400, "x": 400,
 	} {
 		err := httpapi.DecodeNone(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)))
+		if body == "" {
+			// A request made in process may have no body at all.
+			inProcess, _ := http.NewRequest(http.MethodPost, "/", nil)
+			if err := httpapi.DecodeNone(inProcess); err != nil {
+				t.Errorf("DecodeNone of a request without a body = %v", err)
+			}
+		}
 		fe, _ := fault.As(err)
 		switch {
 		case want == 0 && err != nil:
