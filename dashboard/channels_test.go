@@ -385,6 +385,8 @@ func FuzzChannelForm(f *testing.F) {
 		"provider=sandbox&name=%ff%fe&settings.clientId=%ff&settings.clientSecret=%c3%28",
 		"provider=ppl&name=" + strings.Repeat("n", 300) + "&description=" + strings.Repeat("d", 3000),
 		"provider=sandbox&name=a&settings.colour=red&settings.=x&settings..=y",
+		// Form fields the API does not know are not sent on to it.
+		"provider=sandbox&name=Shop&descripton=x&bogus=1&settings.clientId=c&settings.clientSecret=s&settings.clientSecrte=t",
 		"%zz=1&provider", "provider=sandbox&provider=ppl&name=a&name=b",
 		"provider=inpost&name=i&settings.apiToken=t&settings.organizationId=o&settings.targetPoint=%00",
 		"provider=dhl_parcel_de&name=d&settings.sandboxMode=1&settings.billingNumber=%e2%80%a2",

@@ -86,6 +86,48 @@ func TestEveryOperationIsDescribed(t *testing.T) {
 	}
 }
 
+// Every request body takes only the members its schema lists, at every
+// depth (issue 30, ADR 0043): an object schema with properties under a
+// request body says additionalProperties: false. Free-form objects
+// (metadata, settings, external_data) list no properties.
+func TestRequestBodiesListTheirMembers(t *testing.T) {
+	doc := load(t)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.RequestBody == nil {
+				continue
+			}
+			for _, media := range op.RequestBody.Value.Content {
+				closedMembers(t, method+" "+path, media.Schema, map[*openapi3.Schema]bool{})
+			}
+		}
+	}
+}
+
+func closedMembers(t *testing.T, where string, ref *openapi3.SchemaRef, seen map[*openapi3.Schema]bool) {
+	t.Helper()
+	if ref == nil || ref.Value == nil || seen[ref.Value] {
+		return
+	}
+	s := ref.Value
+	seen[s] = true
+	if ref.Ref != "" {
+		where += " " + ref.Ref
+	}
+	if len(s.Properties) > 0 && (s.AdditionalProperties.Has == nil || *s.AdditionalProperties.Has) {
+		t.Errorf("%s: an object with properties that does not say additionalProperties: false", where)
+	}
+	for name, p := range s.Properties {
+		closedMembers(t, where+"."+name, p, seen)
+	}
+	closedMembers(t, where+"[]", s.Items, seen)
+	for _, group := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, sub := range group {
+			closedMembers(t, where, sub, seen)
+		}
+	}
+}
+
 func TestHandlerServesTheDocument(t *testing.T) {
 	rec := httptest.NewRecorder()
 	apidoc.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil))

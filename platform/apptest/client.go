@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -161,6 +162,35 @@ func (r *Response) FieldErrors(t testing.TB, status int) map[string]any {
 	}
 	errs, _ := r.JSON(t)["errors"].(map[string]any)
 	return errs
+}
+
+// CheckUnknownFields holds the answer to a 422 that names exactly the
+// fields of want, each with one reason that starts as want says ("unknown
+// field; did you mean ...?"): the answer to a body with members its
+// operation does not know (httpapi.Decode).
+func (r *Response) CheckUnknownFields(t testing.TB, want map[string]string) {
+	t.Helper()
+	errs := r.FieldErrors(t, http.StatusUnprocessableEntity)
+	for field, reasons := range errs {
+		list, _ := reasons.([]any)
+		prefix, wanted := want[field]
+		if first, _ := firstString(list); !wanted || len(list) != 1 || !strings.HasPrefix(first, prefix) {
+			t.Errorf("%s: %v, want one reason starting %q", field, reasons, prefix)
+		}
+	}
+	for field := range want {
+		if _, ok := errs[field]; !ok {
+			t.Errorf("no error for %s: %v", field, errs)
+		}
+	}
+}
+
+func firstString(list []any) (string, bool) {
+	if len(list) == 0 {
+		return "", false
+	}
+	s, ok := list[0].(string)
+	return s, ok
 }
 
 // ActiveSandboxChannel creates a sandbox channel with key, validates it and

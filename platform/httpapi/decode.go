@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"shipd/platform/fault"
@@ -16,16 +17,45 @@ import (
 const MaxBodyBytes = 1 << 20
 
 // Decode reads the JSON body of r into dst. A body that is not JSON, or not a
-// JSON object, is a 400; a value of the wrong type is a 422 naming its field.
+// JSON object, is a 400; a member dst has no field for (at any depth of
+// its fields, see unknownMembers) and a value of the wrong type are a 422
+// naming each such field.
 func Decode(r *http.Request, dst any) error {
+	body, err := readAll(r)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, dst)
+}
+
+// DecodeNone reads the body of a write that takes none (a cancel, a
+// validation, a refresh): nothing, JSON null (what a client that sends its
+// nil body as JSON sends), or a JSON object without members. A member sent
+// is refused as an unknown one, not dropped.
+func DecodeNone(r *http.Request) error {
+	body, err := readAll(r)
+	if trimmed := bytes.Trim(body, " \t\r\n"); err != nil || len(trimmed) == 0 || string(trimmed) == "null" {
+		return err
+	}
+	return decodeBody(body, &struct{}{})
+}
+
+func readAll(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil // a request made in process without a body (the dashboard's)
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return fault.Invalid(fmt.Sprintf("The request body is larger than %d bytes.", MaxBodyBytes))
+			return nil, fault.Invalid(fmt.Sprintf("The request body is larger than %d bytes.", MaxBodyBytes))
 		}
-		return fault.Invalid("The request body could not be read.")
+		return nil, fault.Invalid("The request body could not be read.")
 	}
+	return body, nil
+}
+
+func decodeBody(body []byte, dst any) error {
 	// JSON's whitespace only: TrimSpace would also take \v, \f and U+00A0,
 	// which make the body no JSON at all.
 	trimmed := bytes.Trim(body, " \t\r\n")
@@ -41,11 +71,8 @@ func Decode(r *http.Request, dst any) error {
 		return fault.Invalid(problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	if err := dec.Decode(dst); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return fault.Field(typeErr.Field, "must be "+jsonTypeName(typeErr.Type.Kind().String()))
-		}
+	var typeErr *json.UnmarshalTypeError
+	if err := dec.Decode(dst); err != nil && (!errors.As(err, &typeErr) || typeErr.Field == "") {
 		return fault.Invalid("The request body is not valid JSON: " + strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -54,7 +81,12 @@ func Decode(r *http.Request, dst any) error {
 	if problem := escapeProblem(trimmed); problem != "" {
 		return fault.Invalid(problem)
 	}
-	return nil
+	fields := fault.FieldErrors{}
+	unknownMembers(trimmed, reflect.TypeOf(dst), "", fields)
+	if typeErr != nil {
+		fields.Add(typeErr.Field, "must be "+jsonTypeName(typeErr.Type.Kind().String()))
+	}
+	return fields.Err()
 }
 
 func jsonTypeName(goKind string) string {

@@ -40,7 +40,7 @@ func decode(body string) *httptest.ResponseRecorder {
 
 func TestDecodeFillsTarget(t *testing.T) {
 	var dst decodeTarget
-	body := ` {"name":"Main","active":true,"count":3,"parcels":[{"weight_amount":2}],"unknown":1} ` + "\n"
+	body := ` {"name":"Main","active":true,"count":3,"parcels":[{"weight_amount":2}]} ` + "\n"
 	if err := httpapi.Decode(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), &dst); err != nil {
 		t.Fatalf("Decode: %v", err)
 	}

@@ -19,8 +19,9 @@ import (
 )
 
 // Every request body of the API goes through Decode: whatever arrives, the
-// answer is a 400 or a 422 naming a field, and what it accepts is exactly
-// what encoding/json reads from the same bytes.
+// answer is a 400 or a 422 naming a field, what it accepts is exactly what
+// encoding/json reads from the same bytes and has no member the target has
+// no field for, and every such member of an object is named in the 422.
 func FuzzDecode(f *testing.F) {
 	for _, body := range []string{
 		` {"name":"Main","active":true,"count":3,"parcels":[{"weight_amount":2}],"unknown":1} ` + "\n",
@@ -33,6 +34,10 @@ func FuzzDecode(f *testing.F) {
 		"{\"name\":\"a\xc3\"}", "{\"\xff\":1}", "{\"note\":\"\xed\xa0\x80\"}", "{\"count\":\"x\",\"name\":\"\xc0\xaf\"}",
 		`{"name":"\udc00"}`, `{"name":"\ud83d\ud83d"}`, `{"name":"\ude00\ud83d"}`, `{"name":"a\ud83d"}`,
 		`{"name":"\ud83d\ude00"}`, `{"name":"\\ud800"}`, `{"name":"\ufffd"}`, "{\"name\":\"\xef\xbf\xbd\"}",
+		// Members the target has no field for, at every depth; and names
+		// encoding/json would take in another case.
+		`{"name":"x","unknown":1}`, `{"Name":"x"}`, `{"parcels":[{"weight_amount":1},{"weigth_amount":2,"colour":"red"}]}`,
+		`{"nmae":"x","count":"3"}`, `{"parcels":[{"weight_amount":{"kg":1}}],"":1}`, `{"name.x":1,"parcels":[[{"a":1}]]}`,
 	} {
 		f.Add([]byte(body))
 	}
@@ -49,6 +54,9 @@ func FuzzDecode(f *testing.F) {
 			}
 			if !utf8.Valid(body) {
 				t.Fatalf("Decode accepted %q, which is not UTF-8", body)
+			}
+			if unknown := unknownDecodeMembers(body); len(unknown) > 0 {
+				t.Fatalf("Decode accepted %q, which has the unknown members %v", body, unknown)
 			}
 			// U+FFFD only where the client wrote it: as itself or as \ufffd.
 			wroteFFFD := bytes.Contains(body, []byte("\ufffd")) || bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`))
@@ -73,10 +81,48 @@ func FuzzDecode(f *testing.F) {
 		if fe.Kind == fault.KindValidation && len(fe.Fields) == 0 {
 			t.Fatalf("Decode(%q): a 422 naming no field", body)
 		}
+		if fe.Kind == fault.KindValidation {
+			for _, path := range unknownDecodeMembers(body) {
+				if msgs := fe.Fields[path]; len(msgs) == 0 || !strings.HasPrefix(msgs[0], "unknown field; ") {
+					t.Fatalf("Decode(%q) = %v, which does not name the unknown member %q", body, fe.Fields, path)
+				}
+			}
+		}
 		// And the handler's answer is the error shape with that status.
 		rec := decode(string(body))
 		readError(t, rec, map[fault.Kind]int{fault.KindInvalid: 400, fault.KindValidation: 422}[fe.Kind])
 	})
+}
+
+// unknownDecodeMembers are the paths of the members of body that
+// decodeTarget has no field for, found without Decode's code: its keys
+// (name, active, count, parcels) and a parcel's (weight_amount).
+func unknownDecodeMembers(body []byte) []string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return nil
+	}
+	var unknown []string
+	for key, value := range top {
+		switch key {
+		case "name", "active", "count":
+		case "parcels":
+			var parcels []json.RawMessage
+			_ = json.Unmarshal(value, &parcels) // not a list: no members to name
+			for i, p := range parcels {
+				var members map[string]json.RawMessage
+				_ = json.Unmarshal(p, &members) // not an object: none either
+				for k := range members {
+					if k != "weight_amount" {
+						unknown = append(unknown, "parcels."+strconv.Itoa(i)+"."+k)
+					}
+				}
+			}
+		default:
+			unknown = append(unknown, key)
+		}
+	}
+	return unknown
 }
 
 // FuzzParsePage reads page and per_page from any query string: a page it

@@ -61,6 +61,21 @@ func (res Resource[Q, R]) ReadEdit(w http.ResponseWriter, r *http.Request, dst a
 	return id, true
 }
 
+// ReadAction reads the id in the path of a POST that acts on the resource
+// and takes no body (a cancel, a validation, a refresh), and its body: none,
+// or an object without members (DecodeNone). What ID or DecodeNone refuses
+// is answered at once, and ok is false.
+func (res Resource[Q, R]) ReadAction(w http.ResponseWriter, r *http.Request) (id string, ok bool) {
+	if id, ok = res.ID(w, r); !ok {
+		return "", false
+	}
+	if err := DecodeNone(r); err != nil {
+		WriteError(w, r, err)
+		return "", false
+	}
+	return id, true
+}
+
 func readBody(w http.ResponseWriter, r *http.Request, dst any) bool {
 	if err := Decode(r, dst); err != nil {
 		WriteError(w, r, err)

@@ -129,7 +129,9 @@ func TestResourceWriteCreated(t *testing.T) {
 	get := &thingQueries{}
 	res := things(get)
 	var made string
-	var sent struct{ Name string }
+	var sent struct {
+		Name string `json:"name"`
+	}
 	rec := serveThing(http.MethodPost, "/v1/things", `{"name":"x"}`, func(w http.ResponseWriter, r *http.Request) {
 		if id, ok := res.ReadNew(w, r, &sent); ok {
 			made = id
@@ -185,7 +187,9 @@ func TestResourceReadNewRefusesBody(t *testing.T) {
 	res := things(&thingQueries{})
 	ran := false
 	rec := serveThing(http.MethodPost, "/v1/things", `[1]`, func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Name string }
+		var body struct {
+			Name string `json:"name"`
+		}
 		if _, ok := res.ReadNew(w, r, &body); ok {
 			ran = true
 		}
@@ -200,7 +204,9 @@ func TestResourceWriteChanged(t *testing.T) {
 	get := &thingQueries{}
 	res := things(get)
 	rec := serveThing(http.MethodPatch, "/v1/things/"+someID, `{"name":"y"}`, func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Name string }
+		var body struct {
+			Name string `json:"name"`
+		}
 		id, ok := res.ReadEdit(w, r, &body)
 		if !ok {
 			return

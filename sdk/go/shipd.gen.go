@@ -1276,7 +1276,7 @@ type PageMeta struct {
 	Total       int    `json:"total"`
 }
 
-// Parcel defines model for Parcel.
+// Parcel A parcel as answers show it: what the request gave (ParcelInput) and its tracking number once the carrier has created the shipment.
 type Parcel struct {
 	// DimensionUnit CM, MM or IN, in any case; absent or empty: CM.
 	//

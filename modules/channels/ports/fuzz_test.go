@@ -29,6 +29,10 @@ var bodySeeds = []string{
 	`{"name":"a\u0000b","provider":"sandbox","settings":{"clientId":"c","clientSecret":"s"}}`,
 	`{"name":"z","provider":"sandbox","description":"\u0000","settings":{"clientId":"c","clientSecret":"s"}}`,
 	`{"name":"y","provider":"sandbox","settings":{"clientId":"\u0000","clientSecret":"s"}}`,
+	// Members no channel body has, at the top and misspelt; a settings key
+	// the provider does not know.
+	`{"name":"x","provider":"sandbox","descripton":"d","settings":{"clientId":"c","clientSecret":"s"}}`, `{"nmae":"Renamed","bogus":1}`,
+	`{"Name":"x","provider":"sandbox"}`, `{"settings":{"clientId":"c","mode":"live"},"stauts":"active"}`, `{"":1}`,
 	`{"name": "x",`, `["name"]`, ``, `{"description":` + `"` + strings.Repeat("d", 2001) + `"}`,
 }
 

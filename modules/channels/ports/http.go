@@ -165,7 +165,7 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTPServer) validate(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.channels.ID(w, r)
+	id, ok := h.channels.ReadAction(w, r)
 	if !ok {
 		return
 	}

@@ -52,6 +52,13 @@ func bodySeeds(ch string) []string {
 		with(good, "shipping_channel_id", "ch_01JD0000000000000000000000"),
 		map[string]any{"reference_number": "ORDER-2002", "metadata": map[string]any{"shop": "eu"}, "enable_tracking": false, "status": "delivered"},
 		map[string]any{"metadata": "x"}, map[string]any{"reference_number": strings.Repeat("r", 256)},
+		// Members no shipment body has, at every depth of its structure;
+		// metadata's keys are free.
+		with(good, "cash_on_delivery_amout", 125.5, "cash_on_delivery_currency", "CZK"), with(good, "bogus", 1),
+		shipmentBody(ch, parcel(1), with(parcel(2), "weigth_amount", 2)), with(single, "parcel", with(parcel(2), "colour", "red")),
+		with(good, "sender_contact", map[string]any{"company_name": "Acme", "emial": "a@b.test", "phone_number": "1"}),
+		with(good, "destination_address", map[string]any{"street_name": "x", "zip": "60200"}, "metadata", map[string]any{"bogus": 1}),
+		map[string]any{"referense_number": "ORDER-2002"}, map[string]any{"Reference_Number": "ORDER-2002", "status": "delivered"},
 	}
 	var out []string
 	for _, b := range bodies {

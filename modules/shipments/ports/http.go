@@ -118,7 +118,7 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.shipments.ID(w, r)
+	id, ok := h.shipments.ReadAction(w, r)
 	if !ok {
 		return
 	}
@@ -130,7 +130,7 @@ func (h HTTPServer) cancel(w http.ResponseWriter, r *http.Request) {
 // retryLabel answers POST /v1/shipments/{id}/label/retry: 202, the
 // shipment as it stands, its label due again (ADR 0041).
 func (h HTTPServer) retryLabel(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.shipments.ID(w, r)
+	id, ok := h.shipments.ReadAction(w, r)
 	if !ok {
 		return
 	}

@@ -543,8 +543,13 @@ func TestEditAndCancelShipment(t *testing.T) {
 	awaitCarrier(t, env, key, id)
 	path := shipmentsPath + "/" + id
 
-	res := env.Do(apptest.Request{Method: http.MethodPatch, Path: path, Key: key, Body: map[string]any{
-		"reference_number": "ORDER-2002", "metadata": map[string]any{"shop": "eu"}, "enable_tracking": false, "status": "delivered"}})
+	// The status is the carrier's and the service's to change: sent, it is
+	// an unknown field of the edit, not a change quietly dropped.
+	edit := map[string]any{"reference_number": "ORDER-2002", "metadata": map[string]any{"shop": "eu"}, "enable_tracking": false}
+	if errs := fieldErrors(t, env.Do(apptest.Request{Method: http.MethodPatch, Path: path, Key: key, Body: with(edit, "status", "delivered")}), 422); len(errs) != 1 || errs["status"] == nil {
+		t.Errorf("patch with a status: %v", errs)
+	}
+	res := env.Do(apptest.Request{Method: http.MethodPatch, Path: path, Key: key, Body: edit})
 	d := res.Data(t)
 	if res.Status != 200 || d["reference_number"] != "ORDER-2002" || d["metadata"].(map[string]any)["shop"] != "eu" ||
 		d["enable_tracking"] != false || d["status"] != "created" {

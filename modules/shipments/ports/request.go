@@ -9,6 +9,7 @@ import (
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/fault"
+	"shipd/platform/httpapi"
 )
 
 // The request bodies carry what the domain checks (domain.Request); the
@@ -16,24 +17,25 @@ import (
 // with that and the domain's verdict on the rest (httpapi.Refusal).
 
 // createRequest is the body of POST /v1/shipments. Parcels stay raw so each
-// one is decoded on its own and a wrong type names parcels.N.field.
+// one is decoded on its own and a wrong type names parcels.N.field; their
+// shape is still declared, so that Decode refuses a parcel's unknown member.
 type createRequest struct {
-	ShippingChannelID      string          `json:"shipping_channel_id"`
-	LabelFormat            string          `json:"label_format"`
-	ReferenceNumber        string          `json:"reference_number"`
-	ShippingDate           string          `json:"shipping_date"`
-	SenderContact          *contactRequest `json:"sender_contact"`
-	RecipientContact       *contactRequest `json:"recipient_contact"`
-	OriginAddress          *addressRequest `json:"origin_address"`
-	DestinationAddress     *addressRequest `json:"destination_address"`
-	Parcels                json.RawMessage `json:"parcels"`
-	Parcel                 json.RawMessage `json:"parcel"`
-	CashOnDeliveryAmount   *float64        `json:"cash_on_delivery_amount"`
-	CashOnDeliveryCurrency *string         `json:"cash_on_delivery_currency"`
-	Metadata               map[string]any  `json:"metadata"`
-	EnableTracking         *bool           `json:"enable_tracking"`
-	AdditionalServices     []string        `json:"additional_services"`
-	PickupPointID          string          `json:"pickup_point_id"`
+	ShippingChannelID      string                       `json:"shipping_channel_id"`
+	LabelFormat            string                       `json:"label_format"`
+	ReferenceNumber        string                       `json:"reference_number"`
+	ShippingDate           string                       `json:"shipping_date"`
+	SenderContact          *contactRequest              `json:"sender_contact"`
+	RecipientContact       *contactRequest              `json:"recipient_contact"`
+	OriginAddress          *addressRequest              `json:"origin_address"`
+	DestinationAddress     *addressRequest              `json:"destination_address"`
+	Parcels                httpapi.Raw[[]parcelRequest] `json:"parcels"`
+	Parcel                 httpapi.Raw[parcelRequest]   `json:"parcel"`
+	CashOnDeliveryAmount   *float64                     `json:"cash_on_delivery_amount"`
+	CashOnDeliveryCurrency *string                      `json:"cash_on_delivery_currency"`
+	Metadata               map[string]any               `json:"metadata"`
+	EnableTracking         *bool                        `json:"enable_tracking"`
+	AdditionalServices     []string                     `json:"additional_services"`
+	PickupPointID          string                       `json:"pickup_point_id"`
 }
 
 type contactRequest struct {
@@ -87,7 +89,7 @@ func (req *createRequest) request() decoded {
 	}
 	d.request.Origin = req.OriginAddress.address()
 	d.request.Destination = req.DestinationAddress.address()
-	d.readParcels(req.Parcels, req.Parcel)
+	d.readParcels(json.RawMessage(req.Parcels), json.RawMessage(req.Parcel))
 	return d
 }
 

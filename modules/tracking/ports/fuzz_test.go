@@ -34,6 +34,9 @@ func bodySeeds(ch string) []string {
 		map[string]any{"recipient_name": "Jana Nováková", "recipient_email": "", "external_data": map[string]any{"b": "x"}},
 		map[string]any{"max_checks": 3}, map[string]any{"status": "delivered"}, map[string]any{"recipient_email": "nope"},
 		map[string]any{"external_data": []any{}}, map[string]any{"recipient_name": strings.Repeat("x", 256)},
+		// Members no tracking parcel body has; external_data's keys are free.
+		ok("recipient_emial", "jana@example.test", "max_check", 3), ok("bogus", 1), map[string]any{"recipient_nmae": "Eva"},
+		map[string]any{"Recipient_Name": "Eva", "external_data": map[string]any{"any": map[string]any{"deep": []any{1}}}},
 	}
 	var out []string
 	for _, b := range bodies {

@@ -124,7 +124,7 @@ func (h HTTPServer) delete(w http.ResponseWriter, r *http.Request) {
 // refresh checks the parcel now. A carrier that gives no answer is recorded
 // as a failed check (last_check_error) and answered 503 with its reason.
 func (h HTTPServer) refresh(w http.ResponseWriter, r *http.Request) {
-	id, ok := h.parcels.ID(w, r)
+	id, ok := h.parcels.ReadAction(w, r)
 	if !ok {
 		return
 	}

@@ -38,6 +38,9 @@ func bodySeeds() []string {
 		goodBody(map[string]any{"url": "https://example.com/h\u00a0"}), goodBody(map[string]any{"url": "https://example.com/a%20b%0A"}),
 		goodBody(map[string]any{"secret": "        "}), goodBody(map[string]any{"secret": "\t\n\u3000\u00a0    "}), goodBody(map[string]any{"secret": ""}),
 		map[string]any{"name": "renamed", "secret": "  \t  \n  "},
+		// Members no subscription body has.
+		goodBody(map[string]any{"secert": "long-enough-secret"}), goodBody(map[string]any{"headers": map[string]any{"X-A": "1"}}),
+		map[string]any{"name": "renamed", "event": []string{"shipment.deleted"}}, map[string]any{"Active": false},
 	}
 	var out []string
 	for _, b := range bodies {

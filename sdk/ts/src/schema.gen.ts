@@ -1086,7 +1086,27 @@ export interface components {
             to: number | null;
             total: number;
         };
-        Parcel: components["schemas"]["ParcelInput"] & {
+        /** @description A parcel as answers show it: what the request gave (ParcelInput) and its tracking number once the carrier has created the shipment. */
+        Parcel: {
+            /**
+             * @description package, envelope or pallet, in any case; absent or empty: package.
+             * @example package
+             */
+            parcel_type?: string | null;
+            length_dimension: number;
+            width_dimension: number;
+            height_dimension: number;
+            /**
+             * @description CM, MM or IN, in any case; absent or empty: CM.
+             * @example CM
+             */
+            dimension_unit?: string | null;
+            weight_amount: number;
+            /**
+             * @description KG, G or LB, in any case; absent or empty: KG.
+             * @example KG
+             */
+            weight_unit?: string | null;
             tracking_number?: string | null;
         };
         ParcelInput: {
@@ -1545,7 +1565,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description Validation failed; error.errors names each field. */
+        /** @description Validation failed; error.errors names each field, among them every member of the body its schema does not list ("unknown field; ..."). */
         UnprocessableEntity: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
