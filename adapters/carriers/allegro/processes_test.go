@@ -30,12 +30,40 @@ import (
 // booking succeeds, and afterwards the channel's stored token is the one
 // Allegro takes now, sealed at rest, while the channel's version, update
 // time and record are as they were and its stream has no new event (so no
-// webhook either).
+// webhook either). In the monolith both processes run every module; in the
+// split deployment (ADR 0033) they run shipments alone and keep the token
+// through the channels process's /internal route.
 
 const processSecretKey = "allegro-process-test-secret-key-0123456789"
 
 func TestRotatedRefreshTokenKeptByTwoProcessesAndARestart(t *testing.T) {
 	bin := buildShipd(t)
+	t.Run("monolith", func(t *testing.T) {
+		t.Parallel()
+		rotateAcrossProcesses(t, bin, func(t *testing.T, dsn, allegroURL string) (*shipdProcess, []*shipdProcess) {
+			first := startShipd(t, bin, dsn, allegroURL, apptest.FreeAddr(t))
+			return first, []*shipdProcess{first, startShipd(t, bin, dsn, allegroURL, apptest.FreeAddr(t))}
+		})
+	})
+	t.Run("split", func(t *testing.T) {
+		t.Parallel()
+		rotateAcrossProcesses(t, bin, func(t *testing.T, dsn, allegroURL string) (*shipdProcess, []*shipdProcess) {
+			channels := startShipd(t, bin, dsn, allegroURL, apptest.FreeAddr(t), "SHIPD_MODULES=channels", "INTERNAL_TOKEN="+processInternalToken)
+			asking := []string{"SHIPD_MODULES=shipments", "CHANNELS_URL=" + channels.url, "INTERNAL_TOKEN=" + processInternalToken}
+			return channels, []*shipdProcess{
+				startShipd(t, bin, dsn, allegroURL, apptest.FreeAddr(t), asking...),
+				startShipd(t, bin, dsn, allegroURL, apptest.FreeAddr(t), asking...),
+			}
+		})
+	})
+}
+
+const processInternalToken = "allegro-process-test-internal-token-0123456789"
+
+// rotateAcrossProcesses is the scenario; start starts the deployment's
+// processes: the one serving channels, and the two that book (which may
+// include it).
+func rotateAcrossProcesses(t *testing.T, bin string, start func(t *testing.T, dsn, allegroURL string) (*shipdProcess, []*shipdProcess)) {
 	dsn := pgtest.NewDatabase(t)
 	f := newFake(t)
 	// Each refresh is answered after a while, the used token retired at
@@ -49,12 +77,12 @@ func TestRotatedRefreshTokenKeptByTwoProcessesAndARestart(t *testing.T) {
 	run("migrate", "up")
 	out := strings.TrimSpace(run("keys", "create", "--account", "merchant", "--plan", "enterprise"))
 	key := out[strings.LastIndex(out, "\n")+1:]
-	first := startShipd(t, bin, dsn, f.srv.URL, apptest.FreeAddr(t))
-	second := startShipd(t, bin, dsn, f.srv.URL, apptest.FreeAddr(t))
+	channels, booking := start(t, dsn, f.srv.URL)
+	first, second := booking[0], booking[1]
 
-	// The merchant's channel, validated through the first process (which
+	// The merchant's channel, validated by the channels process (which
 	// rotates the pasted token once already).
-	status, ch := call(t, http.MethodPost, first.url+"/v1/shipping-channels", key, map[string]any{
+	status, ch := call(t, http.MethodPost, channels.url+"/v1/shipping-channels", key, map[string]any{
 		"name": "Allegro", "provider": "allegro", "settings": map[string]any{
 			"clientId": testClientID, "clientSecret": testClientSecret, "refreshToken": testRefreshToken,
 			"deliveryMethodId": courierMethod, "sandboxMode": true,
@@ -64,7 +92,7 @@ func TestRotatedRefreshTokenKeptByTwoProcessesAndARestart(t *testing.T) {
 		t.Fatalf("creating the channel: %d %v", status, ch)
 	}
 	id := ch["id"].(string)
-	if status, body := call(t, http.MethodPost, first.url+"/v1/shipping-channels/"+id+"/validate", key, nil); status != http.StatusOK {
+	if status, body := call(t, http.MethodPost, channels.url+"/v1/shipping-channels/"+id+"/validate", key, nil); status != http.StatusOK {
 		t.Fatalf("validating: %d %v", status, body)
 	}
 	db, err := postgres.Open(t.Context(), dsn, postgres.Pool{})
@@ -73,7 +101,7 @@ func TestRotatedRefreshTokenKeptByTwoProcessesAndARestart(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	before := channelRow(t, db, id)
-	_, record := call(t, http.MethodGet, first.url+"/v1/shipping-channels/"+id, key, nil)
+	_, record := call(t, http.MethodGet, channels.url+"/v1/shipping-channels/"+id, key, nil)
 	if before.token == testRefreshToken || !f.takes(before.token) {
 		t.Fatalf("after validation the stored token is %q; Allegro takes it: %v", before.token, f.takes(before.token))
 	}
@@ -106,7 +134,7 @@ func TestRotatedRefreshTokenKeptByTwoProcessesAndARestart(t *testing.T) {
 	// The second process dies and starts again: it knows only what is
 	// stored.
 	second.Kill()
-	second = startShipd(t, bin, dsn, f.srv.URL, second.addr)
+	second = startShipd(t, bin, dsn, f.srv.URL, second.addr, second.extra...)
 	f.revokeAccess()
 	book(3, second, first)
 	awaitBooked(t, second.url, key, shipments)
@@ -136,11 +164,11 @@ func TestRotatedRefreshTokenKeptByTwoProcessesAndARestart(t *testing.T) {
 		t.Errorf("the channel changed as clients see it: version %d → %d, updated_at %s → %s, events %d → %d",
 			before.version, after.version, before.updatedAt, after.updatedAt, before.events, after.events)
 	}
-	for _, p := range []*shipdProcess{first, second} {
-		_, got := call(t, http.MethodGet, p.url+"/v1/shipping-channels/"+id, key, nil)
-		if fmt.Sprint(got) != fmt.Sprint(record) || got["settings"].(map[string]any)["refreshToken"] != "••••••••" {
-			t.Errorf("the channel's record changed or shows its secret:\n%v\nwas\n%v", got, record)
-		}
+	_, got := call(t, http.MethodGet, channels.url+"/v1/shipping-channels/"+id, key, nil)
+	if fmt.Sprint(got) != fmt.Sprint(record) || got["settings"].(map[string]any)["refreshToken"] != "••••••••" {
+		t.Errorf("the channel's record changed or shows its secret:\n%v\nwas\n%v", got, record)
+	}
+	for _, p := range []*shipdProcess{channels, first, second} {
 		if lines := p.LogLines("refresh token"); len(lines) > 0 {
 			t.Errorf("a process logged about its refresh token:\n%s", strings.Join(lines, "\n"))
 		}
@@ -231,18 +259,20 @@ func allegroShipment(channelID, ref string) map[string]any {
 type shipdProcess struct {
 	*apptest.Process
 	addr, url string
+	extra     []string // its environment beyond shipdEnv's
 }
 
-func shipdEnv(dsn, addr, allegroURL string) []string {
-	return append(os.Environ(), "DATABASE_URL="+dsn, "HTTP_ADDR="+addr, "LOG_LEVEL=warn", "SECRET_KEY="+processSecretKey,
+func shipdEnv(dsn, addr, allegroURL string, extra ...string) []string {
+	env := append(os.Environ(), "DATABASE_URL="+dsn, "HTTP_ADDR="+addr, "LOG_LEVEL=warn", "SECRET_KEY="+processSecretKey,
 		"SHIPD_TEST_ALLEGRO_URL="+allegroURL, "WORKER_POLL_INTERVAL=100ms")
+	return append(env, extra...)
 }
 
-func startShipd(t *testing.T, bin, dsn, allegroURL, addr string) *shipdProcess {
+func startShipd(t *testing.T, bin, dsn, allegroURL, addr string, extra ...string) *shipdProcess {
 	t.Helper()
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = shipdEnv(dsn, addr, allegroURL)
-	p := &shipdProcess{Process: apptest.StartProcess(t, "shipd serve "+addr, cmd), addr: addr, url: "http://" + addr}
+	cmd.Env = shipdEnv(dsn, addr, allegroURL, extra...)
+	p := &shipdProcess{Process: apptest.StartProcess(t, "shipd serve "+addr, cmd), addr: addr, url: "http://" + addr, extra: extra}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last lines of shipd on %s:\n%s", addr, p.Tail(30))
