@@ -130,8 +130,8 @@ func (c *Carrier) renew(ctx context.Context, s carrier.Settings) (*oauth2.Token,
 	if tok.RefreshToken == "" || tok.RefreshToken == used {
 		return tok, nil
 	}
-	// Cached under the new name before the name is known, so no caller
-	// refreshes with the new token while this one is valid.
+	// Cached under the new token's name before the rotation is remembered,
+	// so no caller that follows it refreshes again while this one is valid.
 	c.tokens.Put(c.tokenKey(s, tok.RefreshToken), tok)
 	c.rotated.rotated(c, s, used, tok.RefreshToken)
 	if keeper != nil {
