@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/google/wire"
 	"github.com/jmoiron/sqlx"
@@ -159,7 +160,7 @@ func carriers(cfg config.Config, clk clock.Clock, calls *metrics.CarrierCalls) *
 		dhlparcelde.New(dhlparcelde.Config{}),
 		gls.New(gls.Config{}),
 		inpost.New(inpost.Config{}),
-		allegro.New(allegro.Config{}),
+		allegro.New(allegroConfig(cfg)),
 		dhlexpress.New(dhlexpress.Config{}),
 		dpdpl.New(dpdpl.Config{}),
 		packeta.New(packeta.Config{}),
@@ -168,6 +169,18 @@ func carriers(cfg config.Config, clk clock.Clock, calls *metrics.CarrierCalls) *
 		providers[i] = carrier.Observe(p, calls.Observe)
 	}
 	return carrier.NewRegistry(providers...)
+}
+
+// allegroConfig is Allegro's documented hosts, or, for process tests, the
+// fake every call goes to (SHIPD_TEST_ALLEGRO_URL), said loudly as the
+// test clock is.
+func allegroConfig(cfg config.Config) allegro.Config {
+	u := cfg.TestAllegroURL
+	if u == "" {
+		return allegro.Config{}
+	}
+	fmt.Fprintf(os.Stderr, "shipd: TEST CARRIER HOST: every Allegro call goes to %s (process tests only)\n", u)
+	return allegro.Config{ProductionURL: u, SandboxURL: u, ProductionAuthURL: u, SandboxAuthURL: u}
 }
 
 // channelsFacade is how shipments and tracking ask for a channel: the

@@ -103,6 +103,10 @@ type Config struct {
 	// TestFailpoint, for fault tests only, arms a failpoint
 	// (platform/failpoint): "name=share" kills the process at that point.
 	TestFailpoint string `env:"SHIPD_TEST_FAILPOINT"`
+	// TestAllegroURL, for process tests only, sends every call of the
+	// Allegro adapter (its REST and OAuth hosts, sandbox and production)
+	// to this URL: a vendor-shaped fake on loopback.
+	TestAllegroURL string `env:"SHIPD_TEST_ALLEGRO_URL"`
 	// LogWriter receives the JSON log; nil means standard error. Tests set it
 	// to read what the service logs.
 	LogWriter io.Writer `env:"-"`
@@ -133,6 +137,12 @@ func (c Config) Validate() error {
 		u, err := url.Parse(c.PublicBaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, errors.New("PUBLIC_BASE_URL must be an absolute http(s) URL"))
+		}
+	}
+	if c.TestAllegroURL != "" {
+		u, err := url.Parse(c.TestAllegroURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, errors.New("SHIPD_TEST_ALLEGRO_URL must be an absolute http(s) URL"))
 		}
 	}
 	if c.SandboxTimeScale <= 0 {

@@ -22,7 +22,7 @@ func unsetEnv(t *testing.T) {
 		"DATABASE_URL", "HTTP_ADDR", "SECRET_KEY", "PUBLIC_BASE_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
 		"SANDBOX_TIME_SCALE", "LOG_LEVEL", "SHIPD_DATA_DIR", "MESSAGE_POLL_INTERVAL", "WORKER_POLL_INTERVAL",
 		"SHUTDOWN_TIMEOUT", "DATABASE_MAX_CONNS", "DATABASE_MAX_IDLE_CONNS", "DATABASE_CONN_MAX_LIFETIME",
-		"DATABASE_CONN_MAX_IDLE_TIME", "SHIPD_TEST_FAILPOINT", "SANDBOX_JOURNAL", "SANDBOX_FAIL_LABELS_FOR",
+		"DATABASE_CONN_MAX_IDLE_TIME", "SHIPD_TEST_FAILPOINT", "SANDBOX_JOURNAL", "SANDBOX_FAIL_LABELS_FOR", "SHIPD_TEST_ALLEGRO_URL",
 	} {
 		t.Setenv(k, "") // restores the old value when t ends
 		if err := os.Unsetenv(k); err != nil {
@@ -151,6 +151,7 @@ func TestValidate(t *testing.T) {
 		{"base URL without scheme", func(c *config.Config) { c.PublicBaseURL = "api.example.com" }, "PUBLIC_BASE_URL"},
 		{"base URL with other scheme", func(c *config.Config) { c.PublicBaseURL = "ftp://api.example.com" }, "PUBLIC_BASE_URL"},
 		{"base URL without host", func(c *config.Config) { c.PublicBaseURL = "https://" }, "PUBLIC_BASE_URL"},
+		{"test Allegro URL without scheme", func(c *config.Config) { c.TestAllegroURL = "127.0.0.1:9" }, "SHIPD_TEST_ALLEGRO_URL"},
 		{"base URL unparsable", func(c *config.Config) { c.PublicBaseURL = "http://[::1" }, "PUBLIC_BASE_URL"},
 		{"bad log level", func(c *config.Config) { c.LogLevel = "verbose" }, "LOG_LEVEL"},
 		{"zero time scale", func(c *config.Config) { c.SandboxTimeScale = 0 }, "SANDBOX_TIME_SCALE"},

@@ -29,16 +29,18 @@
 // carrierhttp.Tokens until shortly before it expires and dropped on a 401
 // (one more try, then a Rejection blaming refreshToken). Allegro answers a
 // refresh with a new refresh token and may retire the one used
-// (AssumedRefreshRotation: neither is in the file). The adapter cannot write the
-// channel's encrypted settings, so it keeps the newest refresh token in
-// memory per channel credentials and refreshes with it while the process
-// lives (falling back to the stored one once if the newest is refused: a
-// second process may have rotated past it); after a restart it starts again
-// from the stored one, and when Allegro has retired that (invalid_grant) the
-// channel is refused on refreshToken, asking the merchant to authorize
-// again and store the new token. Several shipd processes sharing one
-// channel each rotate on their own, so with strict single use they can
-// retire each other's tokens: this is the assumption to verify first.
+// (AssumedRefreshRotation: neither is in the file). The adapter hands the
+// new one to the channel's carrier.CredentialKeeper, which the channels
+// module passes with the settings: it stores it sealed for every process,
+// by a compare-and-swap over the tokens the adapter knows Allegro retired,
+// so a token the merchant pasted meanwhile is kept (ADR 0042). Each
+// process also remembers its rotations, so settings read before one find
+// the newest token and its cached access token. A refresh token refused
+// as invalid_grant may have been used by another process a moment ago:
+// the adapter reads the stored token again until it changes (RenewalWait,
+// 3 s) and refreshes with that; a token no one renewed stays refused on
+// refreshToken, asking the merchant to authorize again. What is lost is
+// a token Allegro issued to a process that died before storing it.
 //
 // Products. Allegro's delivery methods (deliveryMethodId, UUIDs) are the
 // methods the merchant's buyers chose from and differ per account [V: the
@@ -93,8 +95,8 @@
 //
 // Unverified assumptions (every one in one place, the Assumed* constants):
 //   - [U] AssumedRefreshRotation: a refresh answers a new refresh token and
-//     Allegro may retire the used one; the newest is kept in memory only,
-//     per process (see Authentication).
+//     Allegro may retire the used one; the newest is stored with the
+//     channel for every process (see Authentication).
 //   - [U] AssumedSandboxAuthHost: the sandbox's tokens come from
 //     allegro.pl.allegrosandbox.pl/auth/oauth/token.
 //   - [U] AssumedDuplicateCommandRefused: a second POST of an existing
@@ -140,6 +142,10 @@ const (
 	// DefaultPollInterval is the wait between command polls when Allegro
 	// suggests none (its Retry-After has minimum 1 [V]).
 	DefaultPollInterval = time.Second
+	// DefaultRenewalWait is the default of Config.RenewalWait: another
+	// process stores a rotated token within one write after Allegro
+	// answered it.
+	DefaultRenewalWait = 3 * time.Second
 )
 
 // Assumptions not confirmed by Allegro's documentation; every one in one place.
@@ -197,13 +203,17 @@ type Config struct {
 	// PollInterval, when set, is the wait between command polls whatever
 	// Allegro's Retry-After says (tests); 0 honours Retry-After.
 	PollInterval time.Duration
+	// RenewalWait is how long a refresh token Allegro refused waits for
+	// another process to store the one it rotated to; 0 =
+	// DefaultRenewalWait.
+	RenewalWait time.Duration
 }
 
 // Carrier is the Allegro adapter; one value serves every channel at once.
 type Carrier struct {
 	cfg     Config
 	tokens  carrierhttp.Tokens
-	rotated refreshTokens
+	rotated rotations
 }
 
 // New keeps cfg as given: empty hosts fall back to Allegro's on each call.

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -14,57 +17,172 @@ import (
 	"shipd/platform/carrier"
 )
 
-// refreshTokens keeps, per channel credentials (a tokenKey), the newest
-// refresh token Allegro issued: Allegro rotates them (AssumedRefreshRotation)
-// and the channel's stored settings cannot be rewritten from here.
-type refreshTokens struct {
-	mu    sync.Mutex
-	byKey map[string]string
+// rotations is this process's memory of Allegro's rotations: each refresh
+// token it used, mapped to the one Allegro answered in its place. It is a
+// cache only: the channel's keeper (carrier.CredentialKeeper) stores every
+// new token for all processes; the memory lets a call made with settings
+// read before the renewal find the newest token and its access token.
+type rotations struct {
+	mu   sync.Mutex
+	next map[string]rotation // by rotationKey of the token used
 }
 
-func (r *refreshTokens) get(key string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.byKey[key]
+type rotation struct {
+	token string
+	at    time.Time
 }
 
-func (r *refreshTokens) set(key, token string) {
+// rotationMemory is how long a rotation is remembered: far longer than
+// settings in hand can be older than the store (one call's time).
+const rotationMemory = 24 * time.Hour
+
+// maxChain bounds a walk along the remembered rotations.
+const maxChain = 64
+
+// follow walks from token along the rotations this process made: the
+// newest token it knows of, and the retired ones before it, token first.
+func (r *rotations) follow(c *Carrier, s carrier.Settings, token string) (newest string, retired []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.byKey == nil {
-		r.byKey = map[string]string{}
+	newest = token
+	for range maxChain {
+		next, ok := r.next[c.rotationKey(s, newest)]
+		if !ok {
+			break
+		}
+		retired = append(retired, newest)
+		newest = next.token
 	}
-	r.byKey[key] = token
+	return newest, retired
 }
 
-// tokenKey names a channel's credentials at the token host of its mode.
-func (c *Carrier) tokenKey(s carrier.Settings) string {
-	return carrierhttp.Key(c.authHost(s), s.String(settingClientID), s.String(settingClientSecret), s.String(settingRefreshToken))
+// rotated remembers that using token got renewed in its place.
+func (r *rotations) rotated(c *Carrier, s carrier.Settings, token, renewed string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	if r.next == nil {
+		r.next = map[string]rotation{}
+	}
+	for k, v := range r.next {
+		if now.Sub(v.at) > rotationMemory {
+			delete(r.next, k)
+		}
+	}
+	r.next[c.rotationKey(s, token)] = rotation{token: renewed, at: now}
 }
 
-// token returns the channel's cached access token, or refreshes one.
+// rotationKey names a refresh token of a channel's app at the token host
+// of its mode, without keeping it readable.
+func (c *Carrier) rotationKey(s carrier.Settings, refreshToken string) string {
+	return carrierhttp.Key(c.authHost(s), s.String(settingClientID), refreshToken)
+}
+
+// tokenKey names a channel's credentials, with the refresh token they
+// are refreshed by now, at the token host of its mode.
+func (c *Carrier) tokenKey(s carrier.Settings, refreshToken string) string {
+	return carrierhttp.Key(c.authHost(s), s.String(settingClientID), s.String(settingClientSecret), refreshToken)
+}
+
+// token returns the channel's cached access token, or refreshes one. The
+// cache is asked under the newest refresh token this process knows the
+// stored one was rotated to (AssumedRefreshRotation).
 func (c *Carrier) token(ctx context.Context, s carrier.Settings) (*oauth2.Token, error) {
-	key := c.tokenKey(s)
-	return c.tokens.Get(ctx, key, func(ctx context.Context) (*oauth2.Token, error) {
-		stored := s.String(settingRefreshToken)
-		newest := c.rotated.get(key)
-		if newest == "" {
-			newest = stored
-		}
-		tok, err := c.refresh(ctx, s, newest)
-		if err != nil && newest != stored && refused(err) {
-			// Another process may have rotated past ours and Allegro
-			// retired it; the stored token is the one left to try.
-			tok, err = c.refresh(ctx, s, stored)
-		}
-		if err != nil {
-			return nil, tokenError(err)
-		}
-		if tok.RefreshToken != "" {
-			c.rotated.set(key, tok.RefreshToken)
-		}
-		return tok, nil
+	newest, _ := c.rotated.follow(c, s, s.String(settingRefreshToken))
+	return c.tokens.Get(ctx, c.tokenKey(s, newest), func(ctx context.Context) (*oauth2.Token, error) {
+		return c.renew(ctx, s)
 	})
+}
+
+// renew refreshes with the newest refresh token known and keeps the one
+// Allegro answers in its place (ADR 0042):
+//   - through the channel's keeper, for every process, over the tokens it
+//     knows Allegro retired (a compare-and-swap: a token the merchant
+//     pasted meanwhile is kept), and in this process's memory;
+//   - a token refused as invalid_grant may have been used by another
+//     process, which is storing its successor: the stored token is read
+//     again until it is one not yet tried (for RenewalWait at most) and
+//     used instead. A token no one renewed stays refused: the merchant
+//     authorizes again.
+//
+// Without a keeper (a caller that is no channel) the newest token lives
+// in this process's memory only.
+func (c *Carrier) renew(ctx context.Context, s carrier.Settings) (*oauth2.Token, error) {
+	keeper := s.Keeper()
+	used, retired := c.rotated.follow(c, s, s.String(settingRefreshToken))
+	tok, err := c.refresh(ctx, s, used)
+	deadline := time.Now().Add(c.renewalWait())
+	for keeper != nil && invalidGrant(err) {
+		retired = appendNew(retired, used)
+		next, found, serr := c.awaitStored(ctx, keeper, retired, deadline)
+		if serr != nil {
+			return nil, carrierhttp.Unavailable("reading the channel's stored refresh token: %v", serr)
+		}
+		if !found {
+			break
+		}
+		used = next
+		tok, err = c.refresh(ctx, s, used)
+	}
+	if err != nil {
+		return nil, tokenError(err)
+	}
+	if tok.RefreshToken == "" || tok.RefreshToken == used {
+		return tok, nil
+	}
+	// Cached under the new token's name before the rotation is remembered,
+	// so no caller that follows it refreshes again while this one is valid.
+	c.tokens.Put(c.tokenKey(s, tok.RefreshToken), tok)
+	c.rotated.rotated(c, s, used, tok.RefreshToken)
+	if keeper != nil {
+		if err := keeper.Renew(ctx, settingRefreshToken, appendNew(retired, used), tok.RefreshToken); err != nil {
+			// The access token is good and the new refresh token in this
+			// process's memory; its next refresh stores the newer one over
+			// the same retired tokens.
+			slog.WarnContext(ctx, "allegro: the rotated refresh token could not be stored; this process keeps it until its next refresh", "err", err)
+		}
+	}
+	return tok, nil
+}
+
+// awaitStored reads the channel's stored refresh token until it is none of
+// tried, or deadline passes (found false).
+func (c *Carrier) awaitStored(ctx context.Context, keeper carrier.CredentialKeeper, tried []string, deadline time.Time) (string, bool, error) {
+	pause := 25 * time.Millisecond
+	for {
+		stored, err := keeper.Stored(ctx, settingRefreshToken)
+		if err != nil {
+			return "", false, err
+		}
+		if stored != "" && !slices.Contains(tried, stored) {
+			return stored, true, nil
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return "", false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", false, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 400*time.Millisecond)
+	}
+}
+
+// renewalWait is how long a refused refresh token waits for another
+// process to store its successor.
+func (c *Carrier) renewalWait() time.Duration {
+	if c.cfg.RenewalWait > 0 {
+		return c.cfg.RenewalWait
+	}
+	return DefaultRenewalWait
+}
+
+func appendNew(tokens []string, token string) []string {
+	if slices.Contains(tokens, token) {
+		return tokens
+	}
+	return append(tokens, token)
 }
 
 // refresh exchanges refreshToken for an access token (grant_type
@@ -78,10 +196,11 @@ func (c *Carrier) refresh(ctx context.Context, s carrier.Settings, refreshToken 
 	return conf.TokenSource(carrierhttp.WithClient(ctx, c.cfg.HTTPClient), &oauth2.Token{RefreshToken: refreshToken}).Token()
 }
 
-// refused reports whether the token endpoint said no (rather than nothing).
-func refused(err error) bool {
+// invalidGrant reports whether the token endpoint refused the refresh
+// token itself (expired, revoked, or used already).
+func invalidGrant(err error) bool {
 	var re *oauth2.RetrieveError
-	return errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 && re.Response.StatusCode != http.StatusTooManyRequests
+	return errors.As(err, &re) && re.ErrorCode == "invalid_grant"
 }
 
 // tokenError sorts a failed refresh: a refused grant blames the refresh
@@ -136,7 +255,8 @@ func (c *Carrier) call(ctx context.Context, s carrier.Settings, r request) (*car
 		if res.Status != http.StatusUnauthorized {
 			return res, nil
 		}
-		c.tokens.Forget(c.tokenKey(s), tok)
+		newest, _ := c.rotated.follow(c, s, s.String(settingRefreshToken))
+		c.tokens.Forget(c.tokenKey(s, newest), tok)
 		if attempt > 0 {
 			return nil, carrier.Reject(settingRefreshToken, "Allegro refused the access token: %s", authMessage(res.Body))
 		}

@@ -112,6 +112,8 @@ type fake struct {
 	refreshTokens map[string]bool // valid refresh tokens (each used once: rotation)
 	accessTokens  map[string]bool
 	tokenCalls    int
+	refusedGrants int           // refresh tokens refused as used or unknown
+	tokenDelay    time.Duration // before a refresh is answered
 	serial        int
 	creates       map[string]*fakeCommand
 	cancels       map[string]*fakeCommand
@@ -189,8 +191,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // token is POST /auth/oauth/token, grant_type=refresh_token with the app's
-// id and secret in HTTP Basic. Every refresh token works once: the answer
-// carries the next.
+// id and secret in HTTP Basic. Every refresh token works once, as Allegro
+// documents: the answer carries the next, and the used one is refused
+// (invalid_grant) from then on.
 func (f *fake) token(w http.ResponseWriter, r *http.Request) {
 	oauthError := func(status int, code, desc string) {
 		w.Header().Set("Content-Type", "application/json")
@@ -202,22 +205,30 @@ func (f *fake) token(w http.ResponseWriter, r *http.Request) {
 	}
 	id, secret, ok := r.BasicAuth()
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.tokenCalls++
+	delay := f.tokenDelay
 	switch {
 	case !ok || id != testClientID || secret != testClientSecret:
+		f.mu.Unlock()
 		oauthError(http.StatusUnauthorized, "invalid_client", "Bad client credentials")
 	case r.PostForm.Get("grant_type") != "refresh_token":
+		f.mu.Unlock()
 		f.report("grant_type = %q, want refresh_token", r.PostForm.Get("grant_type"))
 		oauthError(http.StatusBadRequest, "unsupported_grant_type", "Unsupported grant type")
 	case !f.refreshTokens[r.PostForm.Get("refresh_token")]:
+		f.refusedGrants++
+		f.mu.Unlock()
 		oauthError(http.StatusBadRequest, "invalid_grant", "Invalid refresh token: "+r.PostForm.Get("refresh_token"))
 	default:
+		// The used token is retired at once, its successor answered after
+		// tokenDelay: a second use meanwhile is refused.
 		delete(f.refreshTokens, r.PostForm.Get("refresh_token"))
 		f.serial++
 		access, refresh := fmt.Sprintf("at-%d", f.serial), fmt.Sprintf("rt-%d", f.serial)
 		f.accessTokens[access] = true
 		f.refreshTokens[refresh] = true
+		f.mu.Unlock()
+		time.Sleep(delay)
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"access_token": access, "token_type": "bearer", "refresh_token": refresh,
 			"expires_in": 43199, "scope": "allegro:api:shipments:read allegro:api:shipments:write", "allegro_api": true})

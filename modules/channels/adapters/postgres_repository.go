@@ -109,6 +109,32 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(ch *
 	return out, err
 }
 
+// RenewSecrets rewrites the sealed secret settings alone, under the row's
+// lock, when fn renewed one: version, updated_at and the outbox are left
+// alone, so no client and no subscriber sees a change (ADR 0042). The row
+// lock orders it with a client's edit, which reads the renewed value under
+// the same lock.
+func (r *PostgresRepository) RenewSecrets(ctx context.Context, id string, fn func(ch *domain.Channel) (bool, error)) error {
+	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		ch, err := r.load(ctx, tx, id, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		renewed, err := fn(ch)
+		if err != nil || !renewed {
+			return err
+		}
+		row, err := r.toRow(ch)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE channels.channels SET secret_settings = $1 WHERE id = $2`, row.SecretSettings, id); err != nil {
+			return fmt.Errorf("renewing channel secrets: %w", err)
+		}
+		return nil
+	})
+}
+
 // Delete removes one channel under a row lock.
 func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {
 	return postgres.InTx(ctx, r.db, func(tx *sqlx.Tx) error {

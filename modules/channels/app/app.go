@@ -24,6 +24,7 @@ type Commands struct {
 	UpdateChannel   usecase.CommandHandler[command.UpdateChannel]
 	DeleteChannel   usecase.CommandHandler[command.DeleteChannel]
 	ValidateChannel usecase.CommandHandler[command.ValidateChannel]
+	RenewCredential usecase.CommandHandler[command.RenewCredential]
 }
 
 // Queries are the read use cases.
@@ -42,6 +43,7 @@ func New(repo domain.Repository, list query.ChannelList, providers *carrier.Regi
 			UpdateChannel:   command.NewUpdateChannelHandler(repo, providers, clk, obs),
 			DeleteChannel:   command.NewDeleteChannelHandler(repo, clk, obs),
 			ValidateChannel: command.NewValidateChannelHandler(repo, providers, clk, obs),
+			RenewCredential: command.NewRenewCredentialHandler(repo, obs),
 		},
 		Queries: Queries{
 			GetChannel:    query.NewGetChannelHandler(repo, obs),

@@ -8,8 +8,9 @@ import (
 )
 
 // ChannelAccess is what another module may know of a channel in order to
-// call its carrier: the provider and the decrypted settings. It must never
-// be shown or logged.
+// call its carrier: the provider and the decrypted settings, which carry
+// the channel's carrier.CredentialKeeper (WithKeeper). It must never be
+// shown or logged.
 type ChannelAccess struct {
 	ID        string
 	AccountID string
@@ -29,6 +30,9 @@ type Channels interface {
 	// not exist is a not-found fault; one of another account a forbidden
 	// fault.
 	ChannelForUse(ctx context.Context, accountID, channelID string) (ChannelAccess, error)
+	// RenewCredential keeps a credential the channel's carrier renewed on
+	// its own (carrier.CredentialKeeper.Renew; ADR 0042).
+	RenewCredential(ctx context.Context, r CredentialRenewal) error
 }
 
 // ActiveChannel is the account's channel for new work (a shipment, a

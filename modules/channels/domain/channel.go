@@ -5,6 +5,7 @@ package domain
 import (
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -253,6 +254,28 @@ func (c *Channel) ValidationFailed(reason string) {
 	if c.s.Status != StatusInactive {
 		c.s.Status = StatusError
 	}
+}
+
+// RenewSecret stores renewed as the secret setting key when its value is
+// one of retired: the carrier renewed a credential on its own (a rotated
+// refresh token, ADR 0042). It reports whether it did; any other value
+// (the merchant's new one, or one renewed since) is kept. It is no change
+// a client made: the version, the update time, the status and its
+// validation stay as they are, and no event is published.
+func (c *Channel) RenewSecret(key string, retired []string, renewed string) (bool, error) {
+	if !c.s.SecretKeys[key] {
+		return false, fault.Invalid("setting " + key + " of channel " + c.s.ID + " is not a secret; only carrier credentials are renewed")
+	}
+	if renewed == "" {
+		return false, fault.Invalid("a renewed " + key + " must not be empty")
+	}
+	cur, _ := c.s.Settings[key].(string)
+	if cur == renewed || !slices.Contains(retired, cur) {
+		return false, nil
+	}
+	c.s.Settings = maps.Clone(c.s.Settings)
+	c.s.Settings[key] = renewed
+	return true, nil
 }
 
 // Touch marks a saved change: a new version and update time.

@@ -191,3 +191,45 @@ func TestCheckDescription(t *testing.T) {
 		t.Errorf("2001 characters: %v", got)
 	}
 }
+
+// A credential the carrier renewed replaces the stored one only when that
+// is a value the carrier retired, and changes nothing a client sees.
+func TestRenewSecret(t *testing.T) {
+	ch, err := domain.NewChannel("ch_1", "acc_1", "Main", "", "acme", settings(), providers, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.ValidationPassed(t0)
+	before := ch.Stored()
+
+	if did, err := ch.RenewSecret("clientSecret", []string{"older", "s"}, "s2"); !did || err != nil {
+		t.Fatalf("renewing the stored value: %v, %v", did, err)
+	}
+	after := ch.Stored()
+	if after.Settings["clientSecret"] != "s2" || after.Version != before.Version || !after.UpdatedAt.Equal(before.UpdatedAt) ||
+		after.Status != before.Status || after.ValidatedAt != before.ValidatedAt {
+		t.Errorf("after a renewal: %+v, before %+v", after, before)
+	}
+	if before.Settings["clientSecret"] != "s" {
+		t.Error("the renewal changed a copy handed out before")
+	}
+	if ch.MaskedSettings()["clientSecret"] != domain.MaskedSecret {
+		t.Error("the renewed secret is not masked")
+	}
+
+	// The stored value is none the carrier retired: kept.
+	for _, retired := range [][]string{{"s"}, nil, {"s2x"}} {
+		if did, err := ch.RenewSecret("clientSecret", retired, "s3"); did || err != nil || ch.Settings()["clientSecret"] != "s2" {
+			t.Errorf("retired %v: %v, %v, stored %v", retired, did, err, ch.Settings()["clientSecret"])
+		}
+	}
+	if did, _ := ch.RenewSecret("clientSecret", []string{"s2"}, "s2"); did {
+		t.Error("renewed to the value stored")
+	}
+	if _, err := ch.RenewSecret("clientId", []string{"c"}, "c2"); err == nil || ch.Settings()["clientId"] != "c" {
+		t.Errorf("renewed a setting that is not secret: %v", err)
+	}
+	if _, err := ch.RenewSecret("clientSecret", []string{"s2"}, ""); err == nil {
+		t.Error("renewed to nothing")
+	}
+}

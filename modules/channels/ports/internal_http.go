@@ -7,8 +7,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"shipd/modules/channels/app"
+	"shipd/modules/channels/app/command"
 	"shipd/modules/channels/app/query"
 	"shipd/modules/channels/contract"
+	"shipd/platform/fault"
 	"shipd/platform/httpapi"
 	"shipd/platform/secrets"
 )
@@ -30,6 +32,36 @@ func NewInternalHTTPServer(application app.Application, box *secrets.Box) Intern
 // Register adds the routes to the /internal router.
 func (h InternalHTTPServer) Register(r *mux.Router) {
 	r.HandleFunc(contract.InternalAccessRoute, h.access).Methods(http.MethodGet)
+	r.HandleFunc(contract.InternalCredentialsRoute, h.renewCredential).Methods(http.MethodPost)
+}
+
+// renewCredential is contract.Channels.RenewCredential for another
+// process: a contract.SealedCredentialRenewal for the channel of the
+// account in ?account_id=, answered 204 whether the value was renewed or
+// another kept (ADR 0042).
+func (h InternalHTTPServer) renewCredential(w http.ResponseWriter, r *http.Request) {
+	var body contract.SealedCredentialRenewal
+	if err := httpapi.Decode(r, &body); err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	plain, err := h.box.Open(body.Sealed)
+	if err != nil {
+		httpapi.WriteError(w, r, fault.Field("sealed", "must be sealed with this deployment's SECRET_KEY"))
+		return
+	}
+	var values contract.CredentialValues
+	if err := json.Unmarshal(plain, &values); err != nil {
+		httpapi.WriteError(w, r, fault.Field("sealed", "must hold the retired and renewed values"))
+		return
+	}
+	err = h.app.Commands.RenewCredential.Handle(r.Context(), command.RenewCredential{AccountID: r.URL.Query().Get("account_id"),
+		ChannelID: mux.Vars(r)["id"], Key: body.Key, Retired: values.Retired, Renewed: values.Renewed})
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // access is contract.Channels.ChannelForUse for another process: the

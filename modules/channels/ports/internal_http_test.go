@@ -4,12 +4,15 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
 	"shipd"
+	channelscontract "shipd/modules/channels/contract"
 	"shipd/modules/channels/contract/remote"
 	"shipd/platform/apptest"
+	"shipd/platform/carrier"
 	"shipd/platform/config"
 	"shipd/platform/fault"
 	"shipd/platform/secrets"
@@ -100,5 +103,87 @@ func TestInternalRoutesAreNotServedToClients(t *testing.T) {
 		if res.StatusCode != http.StatusNotFound {
 			t.Errorf("GET /internal/... with %q: %d, want 404", auth, res.StatusCode)
 		}
+	}
+}
+
+// A process without channels keeps a credential its carrier renewed
+// through the channels process (ADR 0042): the values cross the wire
+// sealed, the channels process stores the renewed one sealed over a value
+// the carrier retired (and keeps any other), and no client sees a change.
+func TestAnotherProcessKeepsARenewedCredential(t *testing.T) {
+	t.Parallel()
+	apptest.SkipInSplit(t, "it asks the channels process directly, which the proxy hides")
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithConfig(func(c *config.Config) { c.InternalToken = internalToken }))
+	key := env.NewKey("acme")
+	id := createChannel(t, env, key, "Main")["id"].(string)
+	before := env.Do(apptest.Request{Method: http.MethodGet, Path: channelsPath + "/" + id, Key: key}).Data(t)
+	var account string
+	if err := env.DB.Get(&account, `SELECT account_id FROM channels.channels WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	box, err := secrets.NewBox(env.Config.SecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	channels := remote.New(env.URL(), internalToken, box)
+	ctx := context.Background()
+	access, err := channels.ChannelForUse(ctx, account, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keeper := carrier.Settings(access.Settings).Keeper()
+	if keeper == nil {
+		t.Fatal("the remote facade's settings carry no keeper")
+	}
+	env.NextSecond()
+
+	if err := keeper.Renew(ctx, "clientSecret", []string{"top-secret-value"}, "renewed-secret-value"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := keeper.Stored(ctx, "clientSecret"); err != nil || got != "renewed-secret-value" {
+		t.Errorf("stored after the renewal: %q, %v", got, err)
+	}
+	// A renewal over a value it did not retire keeps the stored one.
+	if err := keeper.Renew(ctx, "clientSecret", []string{"top-secret-value"}, "stale-renewal"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := keeper.Stored(ctx, "clientSecret"); got != "renewed-secret-value" {
+		t.Errorf("a stale renewal stored %q", got)
+	}
+
+	var sealed string
+	if err := env.DB.Get(&sealed, `SELECT secret_settings FROM channels.channels WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(sealed, "renewed-secret-value") || !strings.HasPrefix(sealed, "v1:") {
+		t.Errorf("the renewed secret is not sealed at rest: %s", sealed)
+	}
+	after := env.Do(apptest.Request{Method: http.MethodGet, Path: channelsPath + "/" + id, Key: key}).Data(t)
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("the client sees a change:\n%v\nwas\n%v", after, before)
+	}
+
+	other := env.NewKey("other")
+	theirs := createChannel(t, env, other, "Theirs")["id"].(string)
+	err = channels.RenewCredential(ctx, channelscontract.CredentialRenewal{AccountID: account, ChannelID: theirs, Key: "clientSecret",
+		Retired: []string{"top-secret-value"}, Renewed: "mine"})
+	if !fault.Is(err, fault.KindForbidden) {
+		t.Errorf("another account's channel: %v, want forbidden", err)
+	}
+
+	// Values in clear are refused: the route takes them sealed only.
+	req, _ := http.NewRequest(http.MethodPost, env.URL()+"/internal/channels/"+id+"/credentials?account_id="+account,
+		strings.NewReader(`{"key": "clientSecret", "sealed": "{\"retired\": [\"renewed-secret-value\"], \"renewed\": \"x\"}"}`))
+	req.Header.Set("Authorization", "Bearer "+internalToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("values in clear: %d, want 422", res.StatusCode)
+	}
+	if got, _ := keeper.Stored(ctx, "clientSecret"); got != "renewed-secret-value" {
+		t.Errorf("after the refused requests: %q", got)
 	}
 }

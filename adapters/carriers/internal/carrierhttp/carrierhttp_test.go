@@ -130,3 +130,18 @@ func TestTokensFetchOncePerKeyUntilForgotten(t *testing.T) {
 		t.Errorf("a token about to expire was reused: %d fetches", fetches.Load())
 	}
 }
+
+// A token Put under a key is what Get answers there, without a fetch.
+func TestTokensPut(t *testing.T) {
+	var tokens carrierhttp.Tokens
+	put := &oauth2.Token{AccessToken: "put", Expiry: time.Now().Add(time.Hour)}
+	key := carrierhttp.Key("https://host", "renamed")
+	tokens.Put(key, put)
+	got, err := tokens.Get(context.Background(), key, func(context.Context) (*oauth2.Token, error) {
+		t.Error("fetched although a token was put")
+		return nil, errors.New("no fetch")
+	})
+	if err != nil || got != put {
+		t.Errorf("Get after Put: %v, %v", got, err)
+	}
+}

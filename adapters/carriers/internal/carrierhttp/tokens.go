@@ -62,6 +62,25 @@ func (t *Tokens) Get(ctx context.Context, key string, fetch func(context.Context
 	return tok, nil
 }
 
+// Put caches tok under key, for a token fetched under another key: an
+// OAuth server that rotates refresh tokens names the credentials anew with
+// each refresh, and the next call asks under the new name.
+func (t *Tokens) Put(key string, tok *oauth2.Token) {
+	t.mu.Lock()
+	if t.byKey == nil {
+		t.byKey = map[string]*tokenSlot{}
+	}
+	slot := t.byKey[key]
+	if slot == nil {
+		slot = &tokenSlot{}
+		t.byKey[key] = slot
+	}
+	t.mu.Unlock()
+	slot.mu.Lock()
+	slot.tok = tok
+	slot.mu.Unlock()
+}
+
 // Forget drops tok from key's slot, when the carrier refused it before its
 // expiry (revoked, or expired early): the next Get fetches a new one.
 func (t *Tokens) Forget(key string, tok *oauth2.Token) {

@@ -50,7 +50,7 @@ func NewRepository() *Repository { return &Repository{rows: map[string]row{}} }
 var _ domain.Repository = (*Repository)(nil)
 
 // Interfere makes the repository fail as a database might: before each
-// call f is asked with the operation ("Add", "Get", "Update" or "Delete") and the channel's id; an error it returns is
+// call f is asked with the operation ("Add", "Get", "Update" (also of RenewSecrets) or "Delete") and the channel's id; an error it returns is
 // the call's answer and nothing changes. nil stops interfering.
 func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f) }
 
@@ -108,6 +108,27 @@ func (r *Repository) Update(_ context.Context, id string, fn func(ch *domain.Cha
 		return nil
 	})
 }
+
+// RenewSecrets lets fn renew the channel's secrets; they are saved only
+// when fn reports a change, and nothing is published.
+func (r *Repository) RenewSecrets(_ context.Context, id string, fn func(ch *domain.Channel) (bool, error)) error {
+	_, err := memrepo.Update(&r.book, id, r.load, func(ch *domain.Channel) ([]domain.Event, error) {
+		renewed, err := fn(ch)
+		if err != nil || !renewed {
+			return nil, errUnchanged{err}
+		}
+		return nil, nil
+	}, func(ch *domain.Channel, _ []domain.Event) error { return r.save(ch) })
+	if u, ok := err.(errUnchanged); ok {
+		return u.err
+	}
+	return err
+}
+
+// errUnchanged ends an Update that renewed nothing before it stores.
+type errUnchanged struct{ err error }
+
+func (e errUnchanged) Error() string { return fmt.Sprint(e.err) }
 
 // Delete lets fn veto, then deletes the channel and publishes the events.
 func (r *Repository) Delete(_ context.Context, id string, fn func(ch *domain.Channel) ([]domain.Event, error)) error {

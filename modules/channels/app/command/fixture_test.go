@@ -40,7 +40,8 @@ type testCarrier struct {
 	mu        sync.Mutex
 	answer    func(ctx context.Context, s carrier.Settings) error
 	asked     []carrier.Settings
-	deadlines []time.Duration // time left on each call's context
+	keepers   []carrier.CredentialKeeper // handed with each call's settings
+	deadlines []time.Duration            // time left on each call's context
 }
 
 // Info has a required secret, an optional one, an enum and an integer, so
@@ -57,7 +58,11 @@ func (c *testCarrier) Info() carrier.ProviderInfo {
 
 func (c *testCarrier) ValidateCredentials(ctx context.Context, s carrier.Settings) error {
 	c.mu.Lock()
-	c.asked = append(c.asked, maps.Clone(s))
+	// The settings as stored; the keeper handed with them is noted apart.
+	plain := maps.Clone(s)
+	maps.DeleteFunc(plain, func(_ string, v any) bool { _, keeper := v.(carrier.CredentialKeeper); return keeper })
+	c.asked = append(c.asked, plain)
+	c.keepers = append(c.keepers, s.Keeper())
 	if d, ok := ctx.Deadline(); ok {
 		c.deadlines = append(c.deadlines, time.Until(d))
 	} else {
@@ -104,6 +109,7 @@ type fixture struct {
 	update   usecase.CommandHandler[command.UpdateChannel]
 	delete   usecase.CommandHandler[command.DeleteChannel]
 	validate usecase.CommandHandler[command.ValidateChannel]
+	renew    usecase.CommandHandler[command.RenewCredential]
 }
 
 func newFixture() *fixture {
@@ -120,6 +126,7 @@ func (f *fixture) build(reg *carrier.Registry) {
 	f.update = command.NewUpdateChannelHandler(f.repo, reg, f.clock, obs)
 	f.delete = command.NewDeleteChannelHandler(f.repo, f.clock, obs)
 	f.validate = command.NewValidateChannelHandler(f.repo, reg, f.clock, obs)
+	f.renew = command.NewRenewCredentialHandler(f.repo, obs)
 }
 
 func goodSettings() map[string]any {

@@ -36,7 +36,8 @@ func NewValidateChannelHandler(repo domain.Repository, providers *carrier.Regist
 	return usecase.Command(ValidateChannelHandler{repo: repo, providers: providers, clock: clk}, obs)
 }
 
-// Handle calls the carrier outside any transaction, then records the result
+// Handle calls the carrier outside any transaction, handing it the
+// channel's keeper of renewed credentials (ADR 0042), then records the result
 // in a new short one: active and shipping_channel.validated, or error with
 // the reason, which it then returns as a validation fault on the settings
 // field the carrier named (the refusal is recorded, and the caller learns
@@ -54,9 +55,11 @@ func (h ValidateChannelHandler) Handle(ctx context.Context, cmd ValidateChannel)
 		return fault.Field("provider", "provider "+ch.Provider()+" is no longer offered")
 	}
 	checked := ch.Settings()
+	keeper := &validationKeeper{repo: h.repo, accountID: cmd.AccountID, channelID: cmd.ID}
 	callCtx, cancel := context.WithTimeout(ctx, validationTimeout)
-	verr := p.ValidateCredentials(callCtx, carrier.Settings(checked))
+	verr := p.ValidateCredentials(callCtx, carrier.Settings(checked).WithKeeper(keeper))
 	cancel()
+	checked = keeper.renewedSettings(checked)
 	refusals, refused := carrier.RefusalsOf(verr)
 	if verr != nil && !refused {
 		slog.WarnContext(ctx, "carrier unavailable during validation", "provider", ch.Provider(), "channel_id", ch.ID(), "err", verr)

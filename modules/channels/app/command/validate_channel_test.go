@@ -116,6 +116,9 @@ func TestValidateChannel(t *testing.T) {
 				t.Errorf("carrier asked with %v", calls)
 			}
 			f.carrier.mu.Lock()
+			if f.carrier.keepers[len(f.carrier.keepers)-1] == nil {
+				t.Error("the carrier was handed no keeper of renewed credentials")
+			}
 			left := f.carrier.deadlines[len(f.carrier.deadlines)-1]
 			f.carrier.mu.Unlock()
 			if left <= 19*time.Second || left > 20*time.Second {

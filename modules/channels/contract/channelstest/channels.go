@@ -6,6 +6,7 @@ package channelstest
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 
 	channels "shipd/modules/channels/contract"
@@ -82,7 +83,30 @@ func (c *Channels) ChannelForUse(_ context.Context, accountID, channelID string)
 		return channels.ChannelAccess{}, fault.Forbidden("This shipping channel belongs to another account.")
 	}
 	ch.Settings = maps.Clone(ch.Settings) // each answer has settings of its own, as when decrypted
-	return ch, nil
+	return channels.WithKeeper(c, ch), nil
+}
+
+// RenewCredential keeps a renewed credential as the channels module does:
+// only over a value the carrier retired.
+func (c *Channels) RenewCredential(_ context.Context, r channels.CredentialRenewal) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.failures[r.ChannelID]; err != nil {
+		return err
+	}
+	ch, ok := c.channels[r.ChannelID]
+	if !ok {
+		return fault.NotFound("Shipping channel")
+	}
+	if ch.AccountID != r.AccountID {
+		return fault.Forbidden("This shipping channel belongs to another account.")
+	}
+	if cur, _ := ch.Settings[r.Key].(string); slices.Contains(r.Retired, cur) {
+		ch.Settings = maps.Clone(ch.Settings)
+		ch.Settings[r.Key] = r.Renewed
+		c.channels[r.ChannelID] = ch
+	}
+	return nil
 }
 
 // Changed is a test's step that changes the channel held as channelID as

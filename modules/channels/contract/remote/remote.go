@@ -4,6 +4,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -70,7 +71,44 @@ func (c *Channels) ChannelForUse(ctx context.Context, accountID, channelID strin
 	if err := json.Unmarshal(plain, &access.Settings); err != nil {
 		return contract.ChannelAccess{}, fmt.Errorf("channel %s's settings: %w", sealed.ID, err)
 	}
-	return access, nil
+	return contract.WithKeeper(c, access), nil
+}
+
+// RenewCredential sends the renewal to the channels process, its values
+// sealed; a process that cannot be reached is unavailable.
+func (c *Channels) RenewCredential(ctx context.Context, r contract.CredentialRenewal) error {
+	values, err := json.Marshal(contract.CredentialValues{Retired: r.Retired, Renewed: r.Renewed})
+	if err != nil {
+		return err
+	}
+	sealed, err := c.box.Seal(values)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(contract.SealedCredentialRenewal{Key: r.Key, Sealed: sealed})
+	if err != nil {
+		return err
+	}
+	u := c.base + "/internal" + contract.InternalCredentialsPath(r.ChannelID) + "?account_id=" + url.QueryEscape(r.AccountID)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.client.Do(req)
+	if err != nil {
+		return fault.Unavailable("The channels service cannot be reached: " + err.Error())
+	}
+	defer res.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return fault.Unavailable("The channels service's answer was cut off: " + err.Error())
+	}
+	if res.StatusCode != http.StatusNoContent {
+		return answeredFault(res.StatusCode, answer)
+	}
+	return nil
 }
 
 // answeredFault turns the channels process's error answer into the fault
