@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
-
-	"shipd/platform/postgres"
 )
 
 // Config is everything shipd reads from its environment.
@@ -29,13 +27,17 @@ type Config struct {
 	LogLevel                    string  `env:"LOG_LEVEL" envDefault:"info"`
 	// DataDir holds the local cluster and the generated secret key in local mode.
 	DataDir string `env:"SHIPD_DATA_DIR" envDefault:".data"`
-	// Database pool of each instance (postgres.Pool). The default maximum
-	// lets three instances and a migration share a PostgreSQL of the
-	// default max_connections (100) with room to spare; idle connections
-	// close after DATABASE_CONN_MAX_IDLE_TIME, so an idle instance keeps
-	// only the few its pollers use.
-	DatabaseMaxConns        int           `env:"DATABASE_MAX_CONNS" envDefault:"25"`
-	DatabaseMaxIdleConns    int           `env:"DATABASE_MAX_IDLE_CONNS" envDefault:"25"`
+	// DatabaseMaxConns bounds every connection an instance opens to
+	// PostgreSQL, its pools and its event listener together, in all its
+	// databases (ServePools). The default lets three instances and a
+	// migration share a PostgreSQL of the default max_connections (100)
+	// with room to spare; idle connections close after
+	// DATABASE_CONN_MAX_IDLE_TIME, so an idle instance keeps only the few
+	// its pollers use.
+	DatabaseMaxConns int `env:"DATABASE_MAX_CONNS" envDefault:"25"`
+	// DatabaseMaxIdleConns unset keeps as many idle as a pool may open, so
+	// DATABASE_MAX_CONNS can be set alone.
+	DatabaseMaxIdleConns    *int          `env:"DATABASE_MAX_IDLE_CONNS"`
 	DatabaseConnMaxLifetime time.Duration `env:"DATABASE_CONN_MAX_LIFETIME" envDefault:"30m"`
 	DatabaseConnMaxIdleTime time.Duration `env:"DATABASE_CONN_MAX_IDLE_TIME" envDefault:"10s"`
 	// EventBrokerURL, when set, is a NATS server with JetStream
@@ -155,9 +157,7 @@ func (c Config) Validate() error {
 	if c.MessagePollInterval <= 0 || c.WorkerPollInterval <= 0 {
 		errs = append(errs, errors.New("MESSAGE_POLL_INTERVAL and WORKER_POLL_INTERVAL must be positive"))
 	}
-	if err := c.DatabasePool().Validate(); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, c.validatePool()...)
 	errs = append(errs, c.validateModules()...)
 	if c.EventBrokerURL != "" {
 		if err := validateBrokerURL(c.EventBrokerURL); err != nil {
@@ -165,12 +165,6 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// DatabasePool is the pool settings of DATABASE_MAX_CONNS and its kin.
-func (c Config) DatabasePool() postgres.Pool {
-	return postgres.Pool{MaxConns: c.DatabaseMaxConns, MaxIdleConns: c.DatabaseMaxIdleConns,
-		ConnMaxLifetime: c.DatabaseConnMaxLifetime, ConnMaxIdleTime: c.DatabaseConnMaxIdleTime}
 }
 
 // SlogLevel turns LOG_LEVEL into a slog level.
