@@ -19,12 +19,8 @@ const goodSecret = "0123456789abcdef0123456789abcdef"
 // (the test runner itself sets DATABASE_URL).
 func unsetEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{
-		"DATABASE_URL", "HTTP_ADDR", "SECRET_KEY", "PUBLIC_BASE_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
-		"SANDBOX_TIME_SCALE", "LOG_LEVEL", "SHIPD_DATA_DIR", "MESSAGE_POLL_INTERVAL", "WORKER_POLL_INTERVAL",
-		"SHUTDOWN_TIMEOUT", "DATABASE_MAX_CONNS", "DATABASE_MAX_IDLE_CONNS", "DATABASE_CONN_MAX_LIFETIME",
-		"DATABASE_CONN_MAX_IDLE_TIME", "SHIPD_TEST_FAILPOINT",
-	} {
+	for _, st := range config.Settings() {
+		k := st.Name
 		t.Setenv(k, "") // restores the old value when t ends
 		if err := os.Unsetenv(k); err != nil {
 			t.Fatal(err)
