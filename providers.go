@@ -90,7 +90,8 @@ func platformDatabase(ctx context.Context, cfg config.Config, db *sqlx.DB) (serv
 	if !cfg.HasModuleDatabase() {
 		return server.PlatformDB{DB: db}, func() {}, nil
 	}
-	platform, err := postgres.Open(ctx, cfg.DatabaseURL, cfg.DatabasePool())
+	_, pool := cfg.ServePools()
+	platform, err := postgres.Open(ctx, cfg.DatabaseURL, pool)
 	if err != nil {
 		return server.PlatformDB{}, nil, fmt.Errorf("the platform database: %w", err)
 	}
@@ -108,8 +109,11 @@ func rateLimiter(platform server.PlatformDB, clk clock.Clock) *ratelimit.Limiter
 	return ratelimit.New(platform.DB, clk)
 }
 
+// database is the module database's pool: DATABASE_MAX_CONNS less the
+// listener and, when apart, the platform database's share (ADR 0029).
 func database(ctx context.Context, url dsn, cfg config.Config) (*sqlx.DB, func(), error) {
-	db, err := postgres.Open(ctx, string(url), cfg.DatabasePool())
+	pool, _ := cfg.ServePools()
+	db, err := postgres.Open(ctx, string(url), pool)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,7 +121,8 @@ func database(ctx context.Context, url dsn, cfg config.Config) (*sqlx.DB, func()
 }
 
 // wakeup listens for commits on the event streams on a connection of its
-// own, so idle subscribers sleep until there is something to read.
+// own, so idle subscribers sleep until there is something to read; that
+// connection is counted in DATABASE_MAX_CONNS (config.ServePools).
 func wakeup(url dsn, logger *slog.Logger) (*messaging.Wakeup, func(), error) {
 	w, err := messaging.NewWakeup(string(url), logger)
 	if err != nil {
@@ -127,8 +132,9 @@ func wakeup(url dsn, logger *slog.Logger) (*messaging.Wakeup, func(), error) {
 }
 
 func bus(db *sqlx.DB, wake *messaging.Wakeup, broker *messaging.Broker, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
+	pool, _ := cfg.ServePools()
 	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg, Wakeup: wake,
-		MaxOpenTransactions: cfg.DatabasePool().SubscriberTransactions(), Broker: broker}, logger)
+		MaxOpenTransactions: pool.SubscriberTransactions(), Broker: broker}, logger)
 }
 
 // eventBroker connects to EVENT_BROKER_URL (ADR 0032); nil without it.

@@ -84,6 +84,12 @@ func (d *Dashboard) Register(r *mux.Router, api http.Handler) {
 	d.registerWebhooks(r)
 }
 
+// Entry is where the service's home page (GET /) sends a browser: the
+// dashboard, which asks to sign in first.
+func (d *Dashboard) Entry() (name, path, what string) {
+	return "dashboard", "/dashboard", "the dashboard, for a user made by shipd users create"
+}
+
 // view is what every page template gets.
 type view struct {
 	Title     string

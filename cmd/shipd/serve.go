@@ -19,7 +19,10 @@ func serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Apply pending migrations and serve the API on HTTP_ADDR",
-		Args:  cobra.NoArgs,
+		Long: "Apply pending migrations and serve the API on HTTP_ADDR.\n\n" +
+			"serve, like every subcommand, reads its settings from the environment (the README's \"Configuration\" says more):\n\n" +
+			config.SettingsHelp(),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig()
 			if err != nil {

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"cmp"
 	"log/slog"
 	"os"
 	"reflect"
@@ -18,12 +19,8 @@ const goodSecret = "0123456789abcdef0123456789abcdef"
 // (the test runner itself sets DATABASE_URL).
 func unsetEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{
-		"DATABASE_URL", "HTTP_ADDR", "SECRET_KEY", "PUBLIC_BASE_URL", "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
-		"SANDBOX_TIME_SCALE", "LOG_LEVEL", "SHIPD_DATA_DIR", "MESSAGE_POLL_INTERVAL", "WORKER_POLL_INTERVAL",
-		"SHUTDOWN_TIMEOUT", "DATABASE_MAX_CONNS", "DATABASE_MAX_IDLE_CONNS", "DATABASE_CONN_MAX_LIFETIME",
-		"DATABASE_CONN_MAX_IDLE_TIME", "SHIPD_TEST_FAILPOINT", "SANDBOX_JOURNAL", "SANDBOX_FAIL_LABELS_FOR", "SHIPD_TEST_ALLEGRO_URL",
-	} {
+	for _, st := range config.Settings() {
+		k := st.Name
 		t.Setenv(k, "") // restores the old value when t ends
 		if err := os.Unsetenv(k); err != nil {
 			t.Fatal(err)
@@ -52,8 +49,8 @@ func TestLoadDefaults(t *testing.T) {
 		WebhookTimeout:       10 * time.Second,
 		WebhookPurgeInterval: time.Hour,
 		// The pool's defaults are postgres.DefaultPool's (checked below).
-		DatabaseMaxConns:        25,
-		DatabaseMaxIdleConns:    25,
+		DatabaseMaxConns: 25,
+		// DATABASE_MAX_IDLE_CONNS unset: as many as the pool may open.
 		DatabaseConnMaxLifetime: 30 * time.Minute,
 		DatabaseConnMaxIdleTime: 10 * time.Second,
 	}
@@ -136,9 +133,21 @@ func TestValidate(t *testing.T) {
 		wantErr string // "" means valid
 	}{
 		{"defaults", func(*config.Config) {}, ""},
-		{"pool of 4", func(c *config.Config) { c.DatabaseMaxConns = 4; c.DatabaseMaxIdleConns = 2 }, ""},
-		{"pool too small", func(c *config.Config) { c.DatabaseMaxConns = 3 }, "DATABASE_MAX_CONNS"},
-		{"more idle than open", func(c *config.Config) { c.DatabaseMaxConns = 10; c.DatabaseMaxIdleConns = 11 }, "DATABASE_MAX_IDLE_CONNS"},
+		{"bound of 5", func(c *config.Config) { c.DatabaseMaxConns = 5; c.DatabaseMaxIdleConns = ptr(2) }, ""},
+		{"bound too small for a pool and the listener", func(c *config.Config) { c.DatabaseMaxConns = 4 }, "DATABASE_MAX_CONNS (4) must be from 5"},
+		{"bound too large", func(c *config.Config) { c.DatabaseMaxConns = 1001 }, "DATABASE_MAX_CONNS"},
+		{"more idle than open", func(c *config.Config) { c.DatabaseMaxConns = 10; c.DatabaseMaxIdleConns = ptr(11) },
+			"DATABASE_MAX_IDLE_CONNS (11) must be from 1 to DATABASE_MAX_CONNS (10)"},
+		{"more idle than the default bound", func(c *config.Config) { c.DatabaseMaxIdleConns = ptr(26) }, "DATABASE_MAX_CONNS (25)"},
+		{"no idle", func(c *config.Config) { c.DatabaseMaxIdleConns = ptr(0) }, "DATABASE_MAX_IDLE_CONNS (0)"},
+		{"bound too small beside a module database", func(c *config.Config) {
+			c.DatabaseURL, c.SecretKey, c.EventBrokerURL = "postgres://db/platform", goodSecret, "nats://nats:4222"
+			c.Modules, c.WebhooksDatabaseURL, c.DatabaseMaxConns = []string{"webhooks"}, "postgres://db/webhooks", 5
+		}, "DATABASE_MAX_CONNS (5) must be from 6"},
+		{"bound of 6 beside a module database", func(c *config.Config) {
+			c.DatabaseURL, c.SecretKey, c.EventBrokerURL = "postgres://db/platform", goodSecret, "nats://nats:4222"
+			c.Modules, c.WebhooksDatabaseURL, c.DatabaseMaxConns = []string{"webhooks"}, "postgres://db/webhooks", 6
+		}, ""},
 		{"negative idle time", func(c *config.Config) { c.DatabaseConnMaxIdleTime = -time.Second }, "DATABASE_CONN_MAX_IDLE_TIME"},
 		{"database with secret", func(c *config.Config) { c.DatabaseURL = "postgres://db"; c.SecretKey = goodSecret }, ""},
 		{"warn level", func(c *config.Config) { c.LogLevel = "warn" }, ""},
@@ -212,6 +221,78 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("Validate() = nil, want an error mentioning %q", tt.wantErr)
 			case tt.wantErr != "" && !strings.Contains(err.Error(), tt.wantErr):
 				t.Fatalf("Validate() = %v, want it to mention %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// DATABASE_MAX_CONNS set alone works: the idle bound follows it. A pair
+// that contradicts itself is refused naming both.
+func TestMaxConnsAlone(t *testing.T) {
+	unsetEnv(t)
+	t.Setenv("DATABASE_MAX_CONNS", "6")
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatalf("DATABASE_MAX_CONNS=6 alone: %v", err)
+	}
+	if p := cfg.DatabasePool(); p.MaxConns != 6 || p.MaxIdleConns != 6 {
+		t.Errorf("DatabasePool() = %+v, want 6 open and 6 idle at most", p)
+	}
+
+	t.Setenv("DATABASE_MAX_IDLE_CONNS", "7")
+	_, err = config.Load()
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_MAX_IDLE_CONNS (7)") || !strings.Contains(err.Error(), "DATABASE_MAX_CONNS (6)") {
+		t.Errorf("DATABASE_MAX_CONNS=6 DATABASE_MAX_IDLE_CONNS=7: %v, want a refusal naming both", err)
+	}
+	t.Setenv("DATABASE_MAX_IDLE_CONNS", "2")
+	cfg, err = config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.DatabasePool(); p.MaxIdleConns != 2 {
+		t.Errorf("DatabasePool() = %+v, want 2 idle at most", p)
+	}
+}
+
+// serve's pools and its listener add up to DATABASE_MAX_CONNS, in one
+// database or two (ADR 0029).
+func TestServePoolsShareTheBound(t *testing.T) {
+	for _, tt := range []struct {
+		name                 string
+		maxConns             int
+		moduleDatabase       bool
+		wantModule, wantPlat int
+	}{
+		{"default, one database", 0, false, 24, 0},
+		{"6, one database", 6, false, 5, 0},
+		{"6, a module database", 6, true, 4, 1},
+		{"25, a module database", 25, true, 18, 6},
+		{"100, a module database", 100, true, 74, 25},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := valid()
+			cfg.DatabaseMaxConns = tt.maxConns
+			cfg.DatabaseMaxIdleConns = ptr(3)
+			if tt.moduleDatabase {
+				cfg.DatabaseURL, cfg.SecretKey, cfg.EventBrokerURL = "postgres://db/platform", goodSecret, "nats://nats:4222"
+				cfg.Modules, cfg.TrackingDatabaseURL, cfg.ChannelsURL, cfg.InternalToken = []string{"tracking"}, "postgres://db/tracking", "http://channels", goodSecret
+			}
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			module, platform := cfg.ServePools()
+			if module.MaxConns != tt.wantModule || platform.MaxConns != tt.wantPlat {
+				t.Errorf("ServePools() = module %d, platform %d; want %d and %d", module.MaxConns, platform.MaxConns, tt.wantModule, tt.wantPlat)
+			}
+			bound := cmp.Or(tt.maxConns, 25)
+			if module.MaxConns+platform.MaxConns+1 != bound {
+				t.Errorf("module %d + platform %d + the listener = %d, want DATABASE_MAX_CONNS %d", module.MaxConns, platform.MaxConns,
+					module.MaxConns+platform.MaxConns+1, bound)
+			}
+			if module.MaxIdleConns != 3 || (tt.moduleDatabase && platform.MaxIdleConns != min(3, tt.wantPlat)) {
+				t.Errorf("idle bounds: module %d, platform %d; want DATABASE_MAX_IDLE_CONNS (3) or the pool's size", module.MaxIdleConns, platform.MaxIdleConns)
 			}
 		})
 	}

@@ -84,9 +84,10 @@ func readBody(w http.ResponseWriter, r *http.Request, dst any) bool {
 	return true
 }
 
-// WriteOne answers a GET of the resource id.
+// WriteOne answers a GET of the resource id: "Shipment retrieved
+// successfully".
 func (res Resource[Q, R]) WriteOne(w http.ResponseWriter, r *http.Request, accountID, id string) {
-	WriteQueried(w, r, res.Get, res.Query(accountID, id), http.StatusOK, "")
+	WriteQueried(w, r, res.Get, res.Query(accountID, id), http.StatusOK, res.Name+" retrieved successfully")
 }
 
 // WriteCreated answers the command that made the resource id: its error,

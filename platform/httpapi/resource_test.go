@@ -77,10 +77,10 @@ func single(t *testing.T, rec *httptest.ResponseRecorder, status int) (data thin
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 		t.Fatalf("body is not JSON: %v: %s", err, rec.Body)
 	}
-	if body.Message != nil {
-		message = *body.Message
+	if body.Message == nil {
+		t.Fatalf("no message in the single-resource answer %s", rec.Body)
 	}
-	return body.Data, message
+	return body.Data, *body.Message
 }
 
 var someID = ids.NewAt(ids.Shipment, thingCreatedAt)
@@ -94,8 +94,10 @@ func TestResourceWriteOne(t *testing.T) {
 		}
 	})
 	data, message := single(t, rec, http.StatusOK)
-	if data != (thing{ID: someID, Name: "read back"}) || message != "" {
-		t.Errorf("answer = %+v %q, want the thing read back and no message", data, message)
+	// Every single resource's answer carries a message, a read's too (the
+	// spec's envelope).
+	if data != (thing{ID: someID, Name: "read back"}) || message != "Thing retrieved successfully" {
+		t.Errorf("answer = %+v %q, want the thing read back and \"Thing retrieved successfully\"", data, message)
 	}
 	if want := []getThing{{AccountID: "acc_1", ID: someID}}; !reflect.DeepEqual(get.asked, want) {
 		t.Errorf("get query asked %+v, want %+v", get.asked, want)

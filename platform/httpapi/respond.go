@@ -9,10 +9,12 @@ import (
 	"net/http"
 )
 
-// Single is the envelope of one resource.
+// Single is the envelope of one resource. Every answer of one resource
+// carries a message, a read's as a write's (the spec's shape; the
+// product's documentation shows "Label retrieved successfully").
 type Single struct {
 	Data    any    `json:"data"`
-	Message string `json:"message,omitempty"`
+	Message string `json:"message"`
 }
 
 // WriteJSON writes v as the JSON body with status.

@@ -5,13 +5,14 @@ import (
 	"time"
 )
 
-// Pool sizes an instance's connection pool. Zero values get the defaults of
+// Pool sizes a connection pool. Zero values get the defaults of
 // DefaultPool.
 type Pool struct {
 	// MaxConns bounds the connections open at once; a request that needs one
 	// more waits for one to come free.
 	MaxConns int
-	// MaxIdleConns bounds the connections kept open while unused.
+	// MaxIdleConns bounds the connections kept open while unused; zero keeps
+	// as many as MaxConns.
 	MaxIdleConns int
 	// ConnMaxLifetime closes a connection this old when it is next free.
 	ConnMaxLifetime time.Duration
@@ -24,16 +25,17 @@ type Pool struct {
 // more than 20 to spare.
 var DefaultPool = Pool{MaxConns: 25, MaxIdleConns: 25, ConnMaxLifetime: 30 * time.Minute, ConnMaxIdleTime: 10 * time.Second}
 
-// minConns is the least an instance can run on: its presence lock, an event
-// subscriber's transaction and its handler's write, and one request.
-const minConns = 4
+// MinInstanceConns is the least pool an instance's modules can run on: its
+// presence lock, an event subscriber's transaction and its handler's
+// write, and one request.
+const MinInstanceConns = 4
 
 func (p Pool) withDefaults() Pool {
 	if p.MaxConns == 0 {
 		p.MaxConns = DefaultPool.MaxConns
 	}
 	if p.MaxIdleConns == 0 {
-		p.MaxIdleConns = min(p.MaxConns, DefaultPool.MaxIdleConns)
+		p.MaxIdleConns = p.MaxConns
 	}
 	if p.ConnMaxLifetime == 0 {
 		p.ConnMaxLifetime = DefaultPool.ConnMaxLifetime
@@ -44,17 +46,30 @@ func (p Pool) withDefaults() Pool {
 	return p
 }
 
-// Validate reports settings that cannot work.
+// WithDefaults is p with DefaultPool's values where p has none.
+func (p Pool) WithDefaults() Pool { return p.withDefaults() }
+
+// Sized is p bounded to n connections, keeping at most as many idle.
+func (p Pool) Sized(n int) Pool {
+	p = p.withDefaults()
+	p.MaxConns = n
+	p.MaxIdleConns = min(p.MaxIdleConns, n)
+	return p
+}
+
+// Validate reports settings no pool can work with. What an instance needs
+// of DATABASE_MAX_CONNS and its kin is config.Validate's to say, in their
+// names.
 func (p Pool) Validate() error {
 	var errs []error
-	if p.MaxConns != 0 && (p.MaxConns < minConns || p.MaxConns > 1000) {
-		errs = append(errs, errors.New("DATABASE_MAX_CONNS must be from 4 to 1000"))
+	if p.MaxConns < 0 || p.MaxConns > 1000 {
+		errs = append(errs, errors.New("a pool opens from 1 to 1000 connections"))
 	}
 	if p.MaxIdleConns < 0 || (p.MaxConns != 0 && p.MaxIdleConns > p.MaxConns) {
-		errs = append(errs, errors.New("DATABASE_MAX_IDLE_CONNS must be from 0 to DATABASE_MAX_CONNS"))
+		errs = append(errs, errors.New("a pool keeps from 0 to its maximum connections idle"))
 	}
 	if p.ConnMaxLifetime < 0 || p.ConnMaxIdleTime < 0 {
-		errs = append(errs, errors.New("DATABASE_CONN_MAX_LIFETIME and DATABASE_CONN_MAX_IDLE_TIME must not be negative"))
+		errs = append(errs, errors.New("a pool's connection lifetime and idle time must not be negative"))
 	}
 	return errors.Join(errs...)
 }

@@ -53,13 +53,19 @@ func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Lo
 		}
 	}
 	addOperatorRoutes(router, db, platform, reg, broker)
+	var entries []homeLink
 	if cfg.RunsAllModules() {
 		// A frontend calls every module's /v1 routes in process (ADR 0027),
 		// so only a process that runs them all can serve it (ADR 0033).
 		for _, f := range frontends {
 			f.Register(router, router)
+			if e, ok := f.(EntryFrontend); ok {
+				name, path, what := e.Entry()
+				entries = append(entries, homeLink{Name: name, Path: path, What: what})
+			}
 		}
 	}
+	addHome(router, entries, cfg.PublicBaseURL)
 	// Public documentation: before the /v1 subrouter, so no API key.
 	router.Handle("/v1/openapi.json", apidoc.Handler()).Methods(http.MethodGet)
 	// The API reference page renders that document with vendored, embedded

@@ -1248,8 +1248,10 @@ type LabelLabelFormat string
 
 // LabelResponse defines model for LabelResponse.
 type LabelResponse struct {
-	Data    Label   `json:"data"`
-	Message *string `json:"message,omitempty"`
+	Data Label `json:"data"`
+
+	// Message What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully".
+	Message string `json:"message"`
 }
 
 // Message defines model for Message.
@@ -1365,8 +1367,10 @@ type Provider struct {
 
 // ProviderList defines model for ProviderList.
 type ProviderList struct {
-	Data    []Provider `json:"data"`
-	Message *string    `json:"message,omitempty"`
+	Data []Provider `json:"data"`
+
+	// Message What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully".
+	Message string `json:"message"`
 }
 
 // ProviderSetting defines model for ProviderSetting.
@@ -1433,8 +1437,10 @@ type ShipmentList struct {
 
 // ShipmentResponse defines model for ShipmentResponse.
 type ShipmentResponse struct {
-	Data    Shipment `json:"data"`
-	Message *string  `json:"message,omitempty"`
+	Data Shipment `json:"data"`
+
+	// Message What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully".
+	Message string `json:"message"`
 }
 
 // ShipmentSummary defines model for ShipmentSummary.
@@ -1487,8 +1493,10 @@ type ShippingChannelList struct {
 
 // ShippingChannelResponse defines model for ShippingChannelResponse.
 type ShippingChannelResponse struct {
-	Data    ShippingChannel `json:"data"`
-	Message *string         `json:"message,omitempty"`
+	Data ShippingChannel `json:"data"`
+
+	// Message What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully".
+	Message string `json:"message"`
 }
 
 // StatusUpdate defines model for StatusUpdate.
@@ -1563,8 +1571,10 @@ type TrackingParcelRecordStatus string
 
 // TrackingParcelResponse defines model for TrackingParcelResponse.
 type TrackingParcelResponse struct {
-	Data    TrackingParcel `json:"data"`
-	Message *string        `json:"message,omitempty"`
+	Data TrackingParcel `json:"data"`
+
+	// Message What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully".
+	Message string `json:"message"`
 }
 
 // TrackingParcelStatusChange defines model for TrackingParcelStatusChange.
@@ -1683,8 +1693,10 @@ type WebhookLogList struct {
 
 // WebhookLogResponse defines model for WebhookLogResponse.
 type WebhookLogResponse struct {
-	Data    WebhookLog `json:"data"`
-	Message *string    `json:"message,omitempty"`
+	Data WebhookLog `json:"data"`
+
+	// Message What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully".
+	Message string `json:"message"`
 }
 
 // WebhookSubscription defines model for WebhookSubscription.
@@ -1719,8 +1731,10 @@ type WebhookSubscriptionList struct {
 
 // WebhookSubscriptionResponse defines model for WebhookSubscriptionResponse.
 type WebhookSubscriptionResponse struct {
-	Data    WebhookSubscription `json:"data"`
-	Message *string             `json:"message,omitempty"`
+	Data WebhookSubscription `json:"data"`
+
+	// Message What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully".
+	Message string `json:"message"`
 }
 
 // Id defines model for Id.

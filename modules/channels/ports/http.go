@@ -175,5 +175,5 @@ func (h HTTPServer) validate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTPServer) providers(w http.ResponseWriter, r *http.Request) {
-	httpapi.WriteQueried(w, r, h.app.Queries.ListProviders, query.ListProviders{}, http.StatusOK, "")
+	httpapi.WriteQueried(w, r, h.app.Queries.ListProviders, query.ListProviders{}, http.StatusOK, "Providers retrieved successfully")
 }

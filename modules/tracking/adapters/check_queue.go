@@ -81,3 +81,18 @@ func (q *CheckQueue) Due(ctx context.Context) (int, error) {
 	err := q.db.GetContext(ctx, &n, `SELECT count(*) FROM tracking.parcels WHERE next_check_at <= $1`, q.clock.Now())
 	return n, err
 }
+
+// ScheduledBeyond lists the tracked parcels of provider whose next check is
+// later than now plus their check delay divided by scale, but those a check
+// holds (leased): that check schedules the next one.
+func (q *CheckQueue) ScheduledBeyond(ctx context.Context, provider string, scale float64) ([]string, error) {
+	var ids []string
+	err := q.db.SelectContext(ctx, &ids, `SELECT id FROM tracking.parcels
+		WHERE next_check_at IS NOT NULL AND state->>'provider' = $1 AND (lease_until IS NULL OR lease_until < $2)
+		  AND next_check_at > $2 + make_interval(hours => (state->>'check_delay_hours')::int) / $3::float8
+		ORDER BY id`, provider, q.clock.Now(), scale)
+	if err != nil {
+		return nil, fmt.Errorf("finding tracking checks scheduled beyond the time scale: %w", err)
+	}
+	return ids, nil
+}

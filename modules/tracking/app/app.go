@@ -28,6 +28,8 @@ type Commands struct {
 	CheckDueParcels      usecase.CommandHandler[command.DueCheck]
 	TrackShipmentParcels usecase.CommandHandler[command.TrackShipmentParcels]
 	StopTrackingChannel  usecase.CommandHandler[command.StopTrackingChannel]
+	// BringScaledChecksForward is run by the checker as it starts.
+	BringScaledChecksForward usecase.CommandHandler[command.BringScaledChecksForward]
 }
 
 // Queries are the read use cases.
@@ -42,13 +44,14 @@ func New(repo domain.Repository, list query.TrackingParcelList, queue command.Ch
 	clk clock.Clock, cfg config.Config, obs usecase.Observer) Application {
 	return Application{
 		Commands: Commands{
-			CreateTrackingParcel: command.NewCreateTrackingParcelHandler(repo, ch, providers, clk, obs),
-			UpdateTrackingParcel: command.NewUpdateTrackingParcelHandler(repo, clk, obs),
-			DeleteTrackingParcel: command.NewDeleteTrackingParcelHandler(repo, clk, obs),
-			CheckTrackingParcel:  command.NewCheckTrackingParcelHandler(repo, ch, providers, clk, cfg.CarrierTimeout, obs),
-			CheckDueParcels:      command.NewCheckDueParcelsHandler(repo, queue, providers, clk, cfg.CarrierTimeout, obs),
-			TrackShipmentParcels: command.NewTrackShipmentParcelsHandler(repo, clk, obs),
-			StopTrackingChannel:  command.NewStopTrackingChannelHandler(repo, clk, obs),
+			CreateTrackingParcel:     command.NewCreateTrackingParcelHandler(repo, ch, providers, clk, obs),
+			UpdateTrackingParcel:     command.NewUpdateTrackingParcelHandler(repo, clk, obs),
+			DeleteTrackingParcel:     command.NewDeleteTrackingParcelHandler(repo, clk, obs),
+			CheckTrackingParcel:      command.NewCheckTrackingParcelHandler(repo, ch, providers, clk, cfg.CarrierTimeout, obs),
+			CheckDueParcels:          command.NewCheckDueParcelsHandler(repo, queue, providers, clk, cfg.CarrierTimeout, obs),
+			TrackShipmentParcels:     command.NewTrackShipmentParcelsHandler(repo, clk, obs),
+			StopTrackingChannel:      command.NewStopTrackingChannelHandler(repo, clk, obs),
+			BringScaledChecksForward: command.NewBringScaledChecksForwardHandler(repo, queue, providers, clk, obs),
 		},
 		Queries: Queries{
 			GetTrackingParcel:   query.NewGetTrackingParcelHandler(repo, obs),

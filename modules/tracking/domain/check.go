@@ -65,6 +65,22 @@ func (p *Parcel) StopTracking(reason string, now time.Time) {
 	p.touch(now)
 }
 
+// BringCheckForward makes the next check due by latest when it was planned
+// later, and reports whether it was. It is a change of schedule only: a
+// carrier whose clock now runs faster (SANDBOX_TIME_SCALE raised) must not
+// wait out a delay planned on the slower one. Nothing a client sees of the
+// journey changes, so the parcel's version and updated_at stay.
+func (p *Parcel) BringCheckForward(latest time.Time) bool {
+	if p.s.NextCheckAt == nil || !p.s.NextCheckAt.After(latest) {
+		return false
+	}
+	p.s.NextCheckAt = &latest
+	return true
+}
+
+// CheckDelay is the pause between two checks of the parcel on real time.
+func (p *Parcel) CheckDelay() time.Duration { return time.Duration(p.s.CheckDelayHours) * time.Hour }
+
 // Tracked reports whether checks are still scheduled.
 func (p *Parcel) Tracked() bool { return p.s.NextCheckAt != nil }
 

@@ -50,8 +50,16 @@ func (w *CheckerWorker) QueueDepth(ctx context.Context) (int, error) { return w.
 // Name names the worker.
 func (w *CheckerWorker) Name() string { return "tracking.checker" }
 
-// Run checks parcels until ctx ends.
-func (w *CheckerWorker) Run(ctx context.Context) error { return w.loop.Run(ctx) }
+// Run checks parcels until ctx ends. First it brings forward the checks a
+// time-scaled carrier's parcels had planned on a slower clock (the sandbox,
+// when SANDBOX_TIME_SCALE was raised since they were planned); should that
+// fail, they are checked when planned, as before.
+func (w *CheckerWorker) Run(ctx context.Context) error {
+	if err := w.app.Commands.BringScaledChecksForward.Handle(ctx, command.BringScaledChecksForward{}); err != nil && ctx.Err() == nil {
+		slog.WarnContext(ctx, "bringing tracking checks forward to the time scale failed; they are made when planned", "err", err)
+	}
+	return w.loop.Run(ctx)
+}
 
 func (w *CheckerWorker) check(ctx context.Context, d command.DueCheck) {
 	id := d.Parcel.ID

@@ -166,5 +166,5 @@ func (h HTTPServer) log(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, fault.NotFound("Webhook subscription log"))
 		return
 	}
-	httpapi.WriteQueried(w, r, h.app.Queries.GetDeliveryLog, query.GetDeliveryLog{AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, ID: logID}, http.StatusOK, "")
+	httpapi.WriteQueried(w, r, h.app.Queries.GetDeliveryLog, query.GetDeliveryLog{AccountID: auth.RequestPrincipal(r).AccountID, SubscriptionID: id, ID: logID}, http.StatusOK, "Webhook log retrieved successfully")
 }

@@ -1066,7 +1066,8 @@ export interface components {
         };
         LabelResponse: {
             data: components["schemas"]["Label"];
-            message?: string;
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
         };
         Message: {
             message: string;
@@ -1163,7 +1164,8 @@ export interface components {
         };
         ProviderList: {
             data: components["schemas"]["Provider"][];
-            message?: string;
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
         };
         ProviderSetting: {
             key: string;
@@ -1222,7 +1224,8 @@ export interface components {
         };
         ShipmentResponse: {
             data: components["schemas"]["Shipment"];
-            message?: string;
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
         };
         ShipmentSummary: {
             id: string;
@@ -1267,7 +1270,8 @@ export interface components {
         };
         ShippingChannelResponse: {
             data: components["schemas"]["ShippingChannel"];
-            message?: string;
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
         };
         StatusUpdate: {
             id: string;
@@ -1345,7 +1349,8 @@ export interface components {
         };
         TrackingParcelResponse: {
             data: components["schemas"]["TrackingParcel"];
-            message?: string;
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
         };
         TrackingParcelStatusChange: {
             id: string;
@@ -1454,7 +1459,8 @@ export interface components {
         };
         WebhookLogResponse: {
             data: components["schemas"]["WebhookLog"];
-            message?: string;
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
         };
         WebhookSubscription: {
             id: string;
@@ -1483,7 +1489,8 @@ export interface components {
         };
         WebhookSubscriptionResponse: {
             data: components["schemas"]["WebhookSubscription"];
-            message?: string;
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
         };
         /** @description One event as POSTed to a subscription's url: the body of every webhook delivery, told apart by type. The webhooks of this document describe each delivery's headers and signatures. */
         WebhookEvent: components["schemas"]["Event_shipment_created"] | components["schemas"]["Event_shipment_deleted"] | components["schemas"]["Event_shipment_status_changed"] | components["schemas"]["Event_shipment_updated"] | components["schemas"]["Event_shipping_channel_created"] | components["schemas"]["Event_shipping_channel_deleted"] | components["schemas"]["Event_shipping_channel_status_changed"] | components["schemas"]["Event_shipping_channel_updated"] | components["schemas"]["Event_shipping_channel_validated"] | components["schemas"]["Event_tracking_parcel_created"] | components["schemas"]["Event_tracking_parcel_deleted"] | components["schemas"]["Event_tracking_parcel_status_changed"] | components["schemas"]["Event_tracking_parcel_updated"];

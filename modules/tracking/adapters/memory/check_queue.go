@@ -96,3 +96,26 @@ func (q *CheckQueue) Leased(id string) bool {
 	rw, ok := r.rows[id]
 	return ok && rw.leaseUntil != nil
 }
+
+// ScheduledBeyond lists the tracked parcels of provider whose next check is
+// later than now plus their check delay divided by scale, but those leased.
+func (q *CheckQueue) ScheduledBeyond(_ context.Context, provider string, scale float64) ([]string, error) {
+	r := q.repo
+	r.book.Lock()
+	defer r.book.Unlock()
+	now := q.clock.Now()
+	var ids []string
+	for id, rw := range r.rows {
+		st, err := decode(id, rw)
+		if err != nil {
+			return nil, err
+		}
+		latest := now.Add(time.Duration(float64(time.Duration(st.CheckDelayHours)*time.Hour) / scale))
+		leased := rw.leaseUntil != nil && !rw.leaseUntil.Before(now)
+		if rw.nextCheck != nil && st.Provider == provider && rw.nextCheck.After(latest) && !leased {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}

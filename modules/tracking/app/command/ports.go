@@ -16,4 +16,8 @@ type CheckQueue interface {
 	Release(ctx context.Context, ids []string) error
 	// Due counts the parcels whose check is due now, claimed or not.
 	Due(ctx context.Context) (int, error)
+	// ScheduledBeyond lists the tracked parcels of provider whose next
+	// check is later than now plus their check delay divided by scale,
+	// leaving out those a check holds.
+	ScheduledBeyond(ctx context.Context, provider string, scale float64) ([]string, error)
 }
