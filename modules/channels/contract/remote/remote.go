@@ -89,7 +89,7 @@ func answeredFault(status int, body []byte) error {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	_ = json.Unmarshal(body, &answer)
+	_ = json.Unmarshal(body, &answer) // best effort: the status decides the fault; a body that is no error body only leaves its message empty
 	switch status {
 	case http.StatusNotFound:
 		return &fault.Error{Kind: fault.KindNotFound, Code: "not_found", Message: answer.Error.Message}
