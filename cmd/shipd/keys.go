@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -75,11 +76,16 @@ func keysCreateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "Created key %s for account %s (%s).\n", info.ID, info.AccountName, info.AccountID)
-			fmt.Fprintf(out, "Permissions: %s\n", strings.Join(info.Permissions, ","))
-			fmt.Fprintln(out, "Store the key now; it is not shown again:")
-			fmt.Fprintln(out, key)
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Created key %s for account %s (%s).\nPermissions: %s\nStore the key now; it is not shown again:\n%s\n",
+				info.ID, info.AccountName, info.AccountID, strings.Join(info.Permissions, ","), key)
+			if err != nil {
+				// Nobody saw the key and it is never shown again: a live key of
+				// no use to anyone, so it goes.
+				if revokeErr := store.RevokeKey(context.WithoutCancel(cmd.Context()), info.ID); revokeErr != nil {
+					return fmt.Errorf("key %s was created but could not be shown (%w), and revoking it failed (%v): revoke it with shipd keys revoke %s", info.ID, err, revokeErr, info.ID)
+				}
+				return fmt.Errorf("key %s was created but could not be shown (%w), so it is revoked; create another", info.ID, err)
+			}
 			return nil
 		},
 	}

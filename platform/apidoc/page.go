@@ -70,6 +70,7 @@ var assets = sync.OnceValue(func() map[string]*asset {
 				return nil
 			}
 			var buf bytes.Buffer
+			// Into memory, at a valid level: nothing here can fail.
 			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 			_, _ = zw.Write(body)
 			_ = zw.Close()

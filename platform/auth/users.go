@@ -99,7 +99,8 @@ func checkNewUser(req NewUserRequest) (string, *UserProblem) {
 }
 
 // dummyHash is checked when no user has the address, so a sign-in takes as
-// long whether or not the address exists.
+// long whether or not the address exists. HashPassword fails only when
+// crypto/rand does, which it never does (it crashes the program instead).
 var dummyHash, _ = HashPassword("no user has this password, it only costs the same time")
 
 // CheckPassword returns the user with that address and password, or

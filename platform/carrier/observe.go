@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"shipd/platform/txguard"
 )
 
 // Call outcomes an Observer is told.
@@ -38,9 +40,13 @@ func isRejection(err error) bool {
 	return errors.As(err, &one) || errors.As(err, &several)
 }
 
-// Observe returns p with every call of the port told to observe. The result
-// implements Shipper, BookingFinder and Tracker exactly when p does, because
-// the modules ask a provider what it can do by type assertion.
+// Observe returns p with every call of the port told to observe, and
+// refused while a database transaction is open in its context (txguard, ADR
+// 0001): the composition root wraps every provider, the sandbox too, so a
+// handler that writes and then calls a carrier under an Idempotency-Key's
+// scope fails in every test that takes that path. The result
+// implements Shipper, BookingFinder and Tracker exactly when p does, because the modules ask
+// a provider what it can do by type assertion.
 func Observe(p Provider, observe Observer) Provider {
 	base := &observedProvider{p: p, code: p.Info().Code, observe: observe}
 	shipper, ships := p.(Shipper)
@@ -88,7 +94,15 @@ func (o *observedProvider) Info() ProviderInfo { return o.p.Info() }
 
 func (o *observedProvider) ValidateCredentials(ctx context.Context, settings Settings) error {
 	start := time.Now()
+	if err := o.outside(ctx, "validate_credentials"); err != nil {
+		return o.done("validate_credentials", start, err)
+	}
 	return o.done("validate_credentials", start, o.p.ValidateCredentials(ctx, settings))
+}
+
+// outside refuses a call of operation made inside an open transaction.
+func (o *observedProvider) outside(ctx context.Context, operation string) error {
+	return txguard.Check(ctx, "carrier "+o.code+" "+operation)
 }
 
 // TimeScale passes the sandbox's clock speed through; 0 for real carriers
@@ -113,18 +127,27 @@ type observedShipper struct {
 
 func (o *observedShipper) CreateShipment(ctx context.Context, settings Settings, req ShipmentRequest) (CreatedShipment, error) {
 	start := time.Now()
+	if err := o.outside(ctx, "create_shipment"); err != nil {
+		return CreatedShipment{}, o.done("create_shipment", start, err)
+	}
 	created, err := o.s.CreateShipment(ctx, settings, req)
 	return created, o.done("create_shipment", start, err)
 }
 
 func (o *observedShipper) Labels(ctx context.Context, settings Settings, ref ShipmentRef, format string) ([]Label, error) {
 	start := time.Now()
+	if err := o.outside(ctx, "labels"); err != nil {
+		return nil, o.done("labels", start, err)
+	}
 	labels, err := o.s.Labels(ctx, settings, ref, format)
 	return labels, o.done("labels", start, err)
 }
 
 func (o *observedShipper) CancelShipment(ctx context.Context, settings Settings, ref ShipmentRef) error {
 	start := time.Now()
+	if err := o.outside(ctx, "cancel_shipment"); err != nil {
+		return o.done("cancel_shipment", start, err)
+	}
 	return o.done("cancel_shipment", start, o.s.CancelShipment(ctx, settings, ref))
 }
 
@@ -136,6 +159,9 @@ type observedFinder struct {
 
 func (o *observedFinder) FindBooking(ctx context.Context, settings Settings, req ShipmentRequest) (string, bool, error) {
 	start := time.Now()
+	if err := o.outside(ctx, "find_booking"); err != nil {
+		return "", false, o.done("find_booking", start, err)
+	}
 	handle, found, err := o.f.FindBooking(ctx, settings, req)
 	return handle, found, o.done("find_booking", start, err)
 }
@@ -147,6 +173,9 @@ type observedTracker struct {
 
 func (o *observedTracker) Track(ctx context.Context, settings Settings, req TrackingRequest) (Tracking, error) {
 	start := time.Now()
+	if err := o.outside(ctx, "track"); err != nil {
+		return Tracking{}, o.done("track", start, err)
+	}
 	tracking, err := o.t.Track(ctx, settings, req)
 	return tracking, o.done("track", start, err)
 }

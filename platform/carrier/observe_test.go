@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"shipd/platform/carrier"
+	"shipd/platform/txguard"
 )
 
 type infoOnly struct{ err error }
@@ -109,5 +112,62 @@ func TestObserveKeepsWhatTheProviderCanDo(t *testing.T) {
 	}
 	if fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Errorf("calls %v, want %v", calls, want)
+	}
+}
+
+// calling counts the calls that reached the provider.
+type calling struct {
+	both
+	n *int
+}
+
+func (c calling) ValidateCredentials(context.Context, carrier.Settings) error { *c.n++; return nil }
+func (c calling) CreateShipment(context.Context, carrier.Settings, carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	*c.n++
+	return carrier.CreatedShipment{}, nil
+}
+func (c calling) Labels(context.Context, carrier.Settings, carrier.ShipmentRef, string) ([]carrier.Label, error) {
+	*c.n++
+	return nil, nil
+}
+func (c calling) CancelShipment(context.Context, carrier.Settings, carrier.ShipmentRef) error {
+	*c.n++
+	return nil
+}
+func (c calling) Track(context.Context, carrier.Settings, carrier.TrackingRequest) (carrier.Tracking, error) {
+	*c.n++
+	return carrier.Tracking{}, nil
+}
+
+// Every call of an observed provider is refused while a database
+// transaction is open in its context, and goes through before it began or
+// after it finished (ADR 0001).
+func TestObserveRefusesCallsInsideATransaction(t *testing.T) {
+	var reached int
+	o := carrier.Observe(calling{n: &reached}, func(string, string, time.Duration, string) {})
+	s, tr := o.(carrier.Shipper), o.(carrier.Tracker)
+	ops := map[string]func(ctx context.Context){
+		"validate_credentials": func(ctx context.Context) { _ = o.ValidateCredentials(ctx, nil) },
+		"create_shipment":      func(ctx context.Context) { _, _ = s.CreateShipment(ctx, nil, carrier.ShipmentRequest{}) },
+		"labels":               func(ctx context.Context) { _, _ = s.Labels(ctx, nil, carrier.ShipmentRef{}, "pdf") },
+		"cancel_shipment":      func(ctx context.Context) { _ = s.CancelShipment(ctx, nil, carrier.ShipmentRef{}) },
+		"track":                func(ctx context.Context) { _, _ = tr.Track(ctx, nil, carrier.TrackingRequest{}) },
+	}
+	var open atomic.Bool
+	ctx := txguard.Hold(context.Background(), "the test's transaction", open.Load)
+	for name, call := range ops {
+		reached = 0
+		if err := txguard.Refusal(func() { call(ctx) }); err != nil || reached != 1 {
+			t.Errorf("%s before the transaction began: refused %v, reached %d", name, err, reached)
+		}
+		open.Store(true)
+		err := txguard.Refusal(func() { call(ctx) })
+		if !errors.Is(err, txguard.ErrInTransaction) || !strings.Contains(err.Error(), "carrier x "+name) {
+			t.Errorf("%s inside: %v, want a refusal naming the call", name, err)
+		}
+		open.Store(false)
+		if err := txguard.Refusal(func() { call(ctx) }); err != nil || reached != 2 {
+			t.Errorf("%s after it finished: refused %v, reached %d (want 2: the refused call never reached it)", name, err, reached)
+		}
 	}
 }

@@ -197,6 +197,7 @@ func (b *Broker) pullConsumer(ctx context.Context, stream, durable string) (jets
 func brokerWakeSubject(stream string) string { return "shipd.wake." + stream }
 
 // wake tells a stream's idle readers, in every instance, that it has more.
+// Best effort: a wake-up lost leaves the readers to their poll.
 func (b *Broker) wake(stream string) { _ = b.conn.Publish(brokerWakeSubject(stream), nil) }
 
 // wakeups is a signal of the forwarder's wake-ups of stream; stop ends it.

@@ -80,7 +80,7 @@ func (c *BusConfig) setDefaults() {
 		c.Retry = middleware.Retry{MaxRetries: 5, InitialInterval: 50 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2}
 	}
 	if c.Wakeup == nil {
-		c.Wakeup, _ = NewWakeup("", nil)
+		c.Wakeup, _ = NewWakeup("", nil) // without a database to listen to it cannot fail
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/lib/pq"
 
 	"shipd/platform/postgres"
+	"shipd/platform/txguard"
 )
 
 // attempt is one try of a handler on a message. A nacked message is retried
@@ -39,7 +40,10 @@ func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 		}
 		a := &attempt{tx: tx}
 		ctx := msg.Context()
-		msg.SetContext(context.WithValue(ctx, attemptKey{}, a))
+		// The handler runs inside the subscriber's transaction: no outbound
+		// call from it (ADR 0001), which txguard refuses.
+		held := txguard.Hold(ctx, "the subscriber's transaction (an event or command handler)", nil)
+		msg.SetContext(context.WithValue(held, attemptKey{}, a))
 		defer msg.SetContext(ctx)
 		out, err := h(msg)
 		if a.lost {

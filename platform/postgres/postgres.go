@@ -39,9 +39,10 @@ func Open(ctx context.Context, dsn string, pool Pool) (*sqlx.DB, error) {
 
 // InTx runs fn in one transaction, committing when fn returns nil. fn must do
 // no network I/O: an open transaction holds back every event subscriber in
-// the cluster (see architecture/decisions/0001). Under a Scope's context, fn
-// runs inside the scope's transaction instead, which the scope's owner
-// commits.
+// the cluster (see architecture/decisions/0001). fn gets no context marked
+// for txguard, so review must see that rule kept here. Under a Scope's
+// context, fn runs inside the scope's transaction instead, which the
+// scope's owner commits (and txguard sees).
 func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
 	if s := scopeOf(ctx, db); s != nil {
 		return s.run(ctx, fn)

@@ -35,7 +35,7 @@ type Presence struct {
 // NewPresence returns the presence of this process, with a fresh id.
 func NewPresence(db *sqlx.DB) *Presence {
 	var b [4]byte
-	_, _ = rand.Read(b[:])
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	// Positive, so it reads the same as the oid in pg_locks.objid.
 	return &Presence{db: db, id: int32(binary.BigEndian.Uint32(b[:]) >> 1)}
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/txguard"
 )
 
 // A Scope gathers every InTx on its database that runs under its context
@@ -24,12 +27,17 @@ import (
 // reads its own write back only through Reader (the scope's transaction),
 // never through another connection, and takes no lock after a write through
 // one: that would wait for itself.
+//
+// From the first write until the scope finishes, an outbound call under its
+// context is refused (txguard): it would hold the transaction open for as
+// long as the remote party takes (ADR 0001).
 type Scope struct {
 	db       *sqlx.DB
 	ctx      context.Context
 	tx       *sqlx.Tx
 	finished bool
-	n        int // savepoints so far, to name the next
+	n        int         // savepoints so far, to name the next
+	open     atomic.Bool // tx begun and not finished; asked by txguard, maybe from another goroutine
 }
 
 type scopeKey struct{}
@@ -38,6 +46,7 @@ type scopeKey struct{}
 // and the scope to finish it with Commit or Rollback.
 func WithScope(ctx context.Context, db *sqlx.DB) (context.Context, *Scope) {
 	s := &Scope{db: db, ctx: ctx}
+	ctx = txguard.Hold(ctx, "a postgres.Scope transaction (a request's atomic phase, ADR 0007)", s.open.Load)
 	return context.WithValue(ctx, scopeKey{}, s), s
 }
 
@@ -60,6 +69,7 @@ func (s *Scope) run(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error)
 			s.tx = nil
 			return fmt.Errorf("begin: %w", err)
 		}
+		s.open.Store(true)
 	}
 	s.n++
 	sp := fmt.Sprintf("scope_%d", s.n)
@@ -92,6 +102,7 @@ func (s *Scope) Commit(ctx context.Context, last func(tx *sqlx.Tx) error) error 
 		return errors.New("postgres: transaction scope already finished")
 	}
 	s.finished = true
+	defer s.open.Store(false)
 	if s.tx == nil {
 		return inNewTx(ctx, s.db, last)
 	}
@@ -115,6 +126,7 @@ func (s *Scope) Rollback() {
 	s.finished = true
 	if s.tx != nil {
 		_ = s.tx.Rollback()
+		s.open.Store(false)
 	}
 }
 

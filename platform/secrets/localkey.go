@@ -26,16 +26,37 @@ func LocalKey(dir string) (string, error) {
 		return "", err
 	}
 	key := rand.Text() + rand.Text() // 52 base32 characters, 260 bits
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Written whole to a file of its own and linked into place, which fails
+	// when the name exists: no process ever reads half a key, and a write
+	// that fails (a full disk) leaves no file that a restart would read as
+	// the key that encrypted every secret.
+	tmp, err := os.CreateTemp(dir, ".secret_key-*") // mode 0600
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name()) // best effort: once linked it is a second name of the key file, mode 0600 as it
+	if err := writeSynced(tmp, key+"\n"); err != nil {
+		return "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	err = os.Link(tmp.Name(), path)
 	if errors.Is(err, fs.ErrExist) { // another process made it first
 		return LocalKey(dir)
 	}
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	if _, err := f.WriteString(key + "\n"); err != nil {
-		return "", fmt.Errorf("writing %s: %w", path, err)
-	}
 	return key, nil
+}
+
+// writeSynced writes s to f, flushes it to the disk and closes f, reporting
+// the first failure of the three.
+func writeSynced(f *os.File, s string) error {
+	_, err := f.WriteString(s)
+	if err == nil {
+		err = f.Sync()
+	}
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	return err
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"shipd/platform/secrets"
@@ -149,6 +150,10 @@ func TestLocalKey(t *testing.T) {
 		t.Errorf("file holds %q, LocalKey returned %q", content, first)
 	}
 
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Errorf("the directory holds %v (%v), want the key file alone", entries, err)
+	}
+
 	second, err := secrets.LocalKey(dir)
 	if err != nil {
 		t.Fatalf("second LocalKey: %v", err)
@@ -163,5 +168,23 @@ func TestLocalKey(t *testing.T) {
 	}
 	if other == first {
 		t.Error("two directories got the same generated key")
+	}
+}
+
+// Processes starting together on a new directory agree on one key: none
+// reads another's half-written file.
+func TestLocalKeyMadeOnceWhenAskedTogether(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	keys := make([]string, 8)
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Go(func() { keys[i], errs[i] = secrets.LocalKey(dir) })
+	}
+	wg.Wait()
+	for i := range keys {
+		if errs[i] != nil || keys[i] != keys[0] || len(keys[i]) < 32 {
+			t.Errorf("caller %d: key %q, err %v; want %q", i, keys[i], errs[i], keys[0])
+		}
 	}
 }

@@ -58,7 +58,7 @@ func nameUUID(name string) string {
 // its command id from (it cannot be resumed anyway).
 func randomUUID() string {
 	var u [16]byte
-	_, _ = rand.Read(u[:])
+	_, _ = rand.Read(u[:]) // never fails (crypto/rand)
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
 	return formatUUID(u)

@@ -76,7 +76,7 @@ func authMessage(body []byte) string {
 // delivery method the request named); anything else is not understood.
 func answerError(what string, status int, body []byte, methodSetting string) error {
 	var list errorList
-	_ = json.Unmarshal(body, &list)
+	_ = json.Unmarshal(body, &list) // best effort: without Allegro's error list the status is told
 	if status >= 400 && status < 500 {
 		if r := rejectionsOf(list.Errors, methodSetting); r != nil {
 			return r

@@ -21,7 +21,9 @@
 // answer (200, or 207 multi-status with a per-item sstatus) holds one item per
 // parcel in request order. If any item fails, the items that were created are
 // deleted again (best effort) and the whole booking is rejected, so a booking
-// never half-exists. ProviderShipmentID is the first parcel's shipment
+// never half-exists; a delete that fails is logged at WARN and the shipment
+// numbers DHL still holds are joined to the error (carrier.WithLeftover), for
+// the shipment's record. ProviderShipmentID is the first parcel's shipment
 // number; Labels and CancelShipment use the tracking numbers of the
 // ShipmentRef (all parcels), falling back to ProviderShipmentID. The API
 // returns no price: CreatedShipment.Price is nil.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/url"
@@ -119,20 +120,19 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		return carrier.CreatedShipment{}, err
 	}
 	if len(ld.Items) != len(order.Shipments) {
-		c.deleteCreated(ctx, s, ld.Items)
-		return carrier.CreatedShipment{}, fmt.Errorf("dhl_parcel_de: create shipment: %d items answered for %d parcels", len(ld.Items), len(order.Shipments))
+		return carrier.CreatedShipment{}, c.deleteCreated(ctx, s, ld.Items,
+			fmt.Errorf("dhl_parcel_de: create shipment: %d items answered for %d parcels", len(ld.Items), len(order.Shipments)))
 	}
 	if problems := itemRejections(ld.Items); len(problems) > 0 {
-		c.deleteCreated(ctx, s, ld.Items)
-		return carrier.CreatedShipment{}, carrier.RejectionOf(problems)
+		return carrier.CreatedShipment{}, c.deleteCreated(ctx, s, ld.Items, carrier.RejectionOf(problems))
 	}
 	out := carrier.CreatedShipment{}
 	complete := true
 	// Item i is parcel i (AssumedItemsInRequestOrder).
 	for i, it := range ld.Items {
 		if it.ShipmentNo == "" {
-			c.deleteCreated(ctx, s, ld.Items)
-			return carrier.CreatedShipment{}, fmt.Errorf("dhl_parcel_de: create shipment: parcel %d has no shipment number", i+1)
+			return carrier.CreatedShipment{}, c.deleteCreated(ctx, s, ld.Items,
+				fmt.Errorf("dhl_parcel_de: create shipment: parcel %d has no shipment number", i+1))
 		}
 		out.TrackingNumbers = append(out.TrackingNumbers, it.ShipmentNo)
 		l, ok, err := labelOf(it, format)
@@ -150,17 +150,27 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 }
 
 // deleteCreated cancels, best effort, the items of a failed booking that
-// DHL did create, so a rejected booking leaves nothing behind.
-func (c *Carrier) deleteCreated(ctx context.Context, s carrier.Settings, items []responseItem) {
+// DHL did create, so a rejected booking leaves nothing behind, and returns
+// why the booking failed. What DHL still holds after a failed cancel is
+// logged and joined to it (carrier.WithLeftover), for the shipment's record:
+// DHL may charge for it.
+func (c *Carrier) deleteCreated(ctx context.Context, s carrier.Settings, items []responseItem, why error) error {
 	var numbers []string
 	for _, it := range items {
 		if it.Sstatus.ok() && it.ShipmentNo != "" {
 			numbers = append(numbers, it.ShipmentNo)
 		}
 	}
-	if len(numbers) > 0 {
-		_ = c.cancel(ctx, s, numbers)
+	if len(numbers) == 0 {
+		return why
 	}
+	left, err := c.cancel(ctx, s, numbers)
+	if err == nil {
+		return why
+	}
+	slog.WarnContext(ctx, "dhl_parcel_de: a failed booking's shipments could not be cancelled; DHL still holds them",
+		"shipment_numbers", left, "booking_err", why, "err", err)
+	return carrier.WithLeftover(why, left, err)
 }
 
 // buildOrder checks req against DHL's rules and writes the order.
@@ -325,22 +335,50 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 	if len(nums) == 0 {
 		return carrier.Reject("", "the shipment has no DHL shipment numbers to cancel")
 	}
-	return c.cancel(ctx, s, nums)
+	_, err := c.cancel(ctx, s, nums)
+	return err
 }
 
-func (c *Carrier) cancel(ctx context.Context, s carrier.Settings, nums []string) error {
+// cancel deletes DHL shipments nums in one DELETE /orders. When it fails,
+// left is what DHL still holds: the numbers its answer does not say it
+// deleted, every one of them when no usable answer came.
+func (c *Carrier) cancel(ctx context.Context, s carrier.Settings, nums []string) (left []string, err error) {
 	q := url.Values{"profile": {profile(s)}, "shipment": nums}
 	u := c.apiHost(s) + shippingBase + "/orders?" + q.Encode()
 	res, err := c.call(ctx, s, func() (*http.Request, error) { return newRequest(ctx, http.MethodDelete, u, nil) })
 	if err != nil {
-		return err
+		return nums, err
 	}
 	if res.Status != http.StatusOK && res.Status != http.StatusMultiStatus {
-		return answerError(res.Status, res.Body, "cancellation")
+		return nums, answerError(res.Status, res.Body, "cancellation")
 	}
 	ld, err := decodeLabelData(res.Body, "cancel shipment")
 	if err != nil {
-		return err
+		return nums, err
 	}
-	return carrier.RejectionOf(itemRejections(ld.Items))
+	if err := carrier.RejectionOf(itemRejections(ld.Items)); err != nil {
+		return notDeleted(nums, ld.Items), err
+	}
+	return nil, nil
+}
+
+// notDeleted is nums less those an item of DHL's answer says were deleted;
+// all of nums when the answer refused some without saying which.
+func notDeleted(nums []string, items []responseItem) []string {
+	deleted := map[string]bool{}
+	for _, it := range items {
+		if it.Sstatus.ok() && it.ShipmentNo != "" {
+			deleted[it.ShipmentNo] = true
+		}
+	}
+	var left []string
+	for _, n := range nums {
+		if !deleted[n] {
+			left = append(left, n)
+		}
+	}
+	if len(left) == 0 {
+		return nums
+	}
+	return left
 }

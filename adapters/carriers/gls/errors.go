@@ -64,7 +64,7 @@ func fieldOf(text string) string {
 		if strings.Contains(r.field, "%d") {
 			i := 0
 			if m := unitIndex.FindStringSubmatch(text); m != nil {
-				fmt.Sscan(m[1], &i)
+				_, _ = fmt.Sscan(m[1], &i) // digits, by the pattern
 			}
 			return fmt.Sprintf(r.field, i)
 		}

@@ -30,7 +30,7 @@ type apiErrorBody struct {
 // a message the raw body, else the status text, is shown.
 func apiError(res *carrierhttp.Response, notFoundField string) error {
 	var body apiErrorBody
-	_ = json.Unmarshal(res.Body, &body)
+	_ = json.Unmarshal(res.Body, &body) // best effort: without ShipX's error body the raw body is shown
 	msg := body.Message
 	if msg == "" {
 		msg = strings.TrimSpace(string(res.Body))

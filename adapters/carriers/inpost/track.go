@@ -61,7 +61,7 @@ func (c *Carrier) Track(ctx context.Context, s carrier.Settings, req carrier.Tra
 }
 
 func event(code, agency, at string) carrier.TrackingEvent {
-	when, _ := time.Parse(time.RFC3339Nano, at)
+	when, _ := time.Parse(time.RFC3339Nano, at) // an unreadable time is the zero time, as in every adapter's tracking
 	return carrier.TrackingEvent{
 		Code:        code,
 		Status:      Statuses.Status(code),

@@ -44,7 +44,9 @@
 // ErrUnavailable. When Packeta refuses a parcel (parcel 2 of 3), the packets
 // of the shipment made so far are cancelled and the booking is rejected, so
 // a shipment never half-exists. When recording a packet fails, that packet is
-// cancelled before the error is returned. Packeta cannot look packets up by
+// cancelled before the error is returned. A cancel that fails there is logged
+// at WARN and its packet ids joined to the error (carrier.WithLeftover), for
+// the shipment's record. Packeta cannot look packets up by
 // the order number, so the handle is the only memory; the order number
 // (attribute number) is still derived from Booking.Key and the parcel's
 // index, so every attempt sends the same one. ProviderShipmentID is the

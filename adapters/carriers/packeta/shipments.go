@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -96,8 +97,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 			if err := req.Booking.Accept(ctx, formatHandle(append(done, made))); err != nil {
 				// Not recorded: the next attempt would make it again, so
 				// it goes; the ones recorded before stay for that attempt.
-				c.cancelQuietly(ctx, base, s, []packet{made})
-				return carrier.CreatedShipment{}, acceptError(err)
+				return carrier.CreatedShipment{}, c.cancelMade(ctx, base, s, []packet{made}, acceptError(err))
 			}
 			done = append(done, made)
 			continue
@@ -129,37 +129,68 @@ func acceptError(err error) error {
 }
 
 // rollBack cancels the shipment's packets made so far and returns why the
-// booking failed, saying which packets could not be cancelled.
+// booking failed, saying which packets could not be cancelled (in the
+// refusal's message, for the client, and as carrier.WithLeftover).
 func (c *Carrier) rollBack(ctx context.Context, base string, s carrier.Settings, made []packet, why error) error {
-	left := c.cancelQuietly(ctx, base, s, made)
+	left, cancelErr := c.cancelEach(ctx, base, s, made)
 	if len(left) == 0 {
 		return why
 	}
-	note := fmt.Sprintf(" (packets %s of this shipment were created and could not be cancelled)", strings.Join(left, ", "))
+	var codes []string
+	for _, p := range left {
+		codes = append(codes, p.barcode)
+	}
+	note := fmt.Sprintf(" (packets %s of this shipment were created and could not be cancelled)", strings.Join(codes, ", "))
 	var r *carrier.Rejection
 	var rs carrier.Rejections
 	switch {
 	case errors.As(why, &r):
-		return &carrier.Rejection{Field: r.Field, Message: r.Message + note}
+		why = &carrier.Rejection{Field: r.Field, Message: r.Message + note}
 	case errors.As(why, &rs):
 		out := append(carrier.Rejections{}, rs...)
 		last := *out[len(out)-1]
 		last.Message += note
 		out[len(out)-1] = &last
-		return out
+		why = out
+	default:
+		why = fmt.Errorf("%w%s", why, note)
 	}
-	return fmt.Errorf("%w%s", why, note)
+	return leftover(ctx, why, left, cancelErr)
 }
 
-// cancelQuietly cancels packets, returning the barcodes it could not cancel.
-func (c *Carrier) cancelQuietly(ctx context.Context, base string, s carrier.Settings, packets []packet) []string {
-	var left []string
+// cancelMade cancels, best effort, the packets a failed booking made and
+// returns why it failed, with what Packeta still holds (see leftover).
+func (c *Carrier) cancelMade(ctx context.Context, base string, s carrier.Settings, made []packet, why error) error {
+	left, cancelErr := c.cancelEach(ctx, base, s, made)
+	return leftover(ctx, why, left, cancelErr)
+}
+
+// cancelEach cancels packets, returning those Packeta still holds and why.
+func (c *Carrier) cancelEach(ctx context.Context, base string, s carrier.Settings, packets []packet) (left []packet, err error) {
+	var errs []error
 	for _, p := range packets {
 		if err := c.cancelPacket(ctx, base, s, p.id); err != nil {
-			left = append(left, p.barcode)
+			left = append(left, p)
+			errs = append(errs, fmt.Errorf("packet %s: %w", p.barcode, err))
 		}
 	}
-	return left
+	return left, errors.Join(errs...)
+}
+
+// leftover is why a booking failed, with the packets a failed cancel left
+// at Packeta logged at WARN and joined to it (carrier.WithLeftover), for the
+// shipment's record: Packeta may charge for them.
+func leftover(ctx context.Context, why error, left []packet, cancelErr error) error {
+	if len(left) == 0 {
+		return why
+	}
+	var ids, codes []string
+	for _, p := range left {
+		ids, codes = append(ids, p.id), append(codes, p.barcode)
+	}
+	slog.WarnContext(ctx, "packeta: a failed booking's packets could not be cancelled; Packeta still holds them",
+		"packet_ids", ids, "barcodes", codes, "booking_err", why, "err", cancelErr)
+	return carrier.WithLeftover(why, ids, cancelErr)
 }
 
 // productOf is the shipment's product, else the channel's, else pickup point.

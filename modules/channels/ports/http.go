@@ -148,7 +148,7 @@ func (h HTTPServer) list(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h HTTPServer) knownProvider(ctx context.Context, code string) bool {
-	providers, _ := h.app.Queries.ListProviders.Handle(ctx, query.ListProviders{})
+	providers, _ := h.app.Queries.ListProviders.Handle(ctx, query.ListProviders{}) // reads the registry in memory; never fails
 	return slices.ContainsFunc(providers, func(p carrier.ProviderInfo) bool { return p.Code == code })
 }
 

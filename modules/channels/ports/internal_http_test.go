@@ -2,6 +2,7 @@ package ports_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 	"shipd/platform/config"
 	"shipd/platform/fault"
 	"shipd/platform/secrets"
+	"shipd/platform/txguard"
 )
 
 const internalToken = "channels-test-internal-token-0123456789"
@@ -47,6 +49,11 @@ func TestAnotherProcessAsksForAChannelWithItsSettingsSealed(t *testing.T) {
 	}
 	if got.ID != id || got.AccountID != account || got.Provider != "sandbox" || got.Settings["clientSecret"] != "top-secret-value" {
 		t.Errorf("remote access %+v, want channel %s of %s with its secret settings", got, id, account)
+	}
+	// Not from inside an open database transaction (ADR 0001).
+	inTx := txguard.Hold(context.Background(), "the test's transaction", nil)
+	if err := txguard.Refusal(func() { _, _ = channels.ChannelForUse(inTx, account, id) }); !errors.Is(err, txguard.ErrInTransaction) {
+		t.Errorf("asked inside a transaction: %v, want a refusal", err)
 	}
 
 	other := env.NewKey("other")

@@ -16,6 +16,7 @@ import (
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/config"
 	"shipd/platform/metrics"
+	"shipd/platform/txguard"
 )
 
 // MaxResponseBody is how much of a receiver's answer a log keeps.
@@ -26,7 +27,8 @@ const MaxResponseBody = 64 << 10
 // environment, and, unless the operator allows private networks, a dialer
 // that refuses loopback, private, link-local and other non-public addresses
 // at connect time, after DNS, so a name that resolves somewhere else later
-// cannot slip through.
+// cannot slip through. A POST inside an open database transaction is refused
+// (txguard, ADR 0001).
 type HTTPSender struct {
 	client   *http.Client
 	timeout  time.Duration
@@ -50,7 +52,7 @@ func NewHTTPSender(cfg config.Config, attempts *metrics.WebhookAttempts) *HTTPSe
 		ResponseHeaderTimeout: cfg.WebhookTimeout,
 	}
 	return &HTTPSender{timeout: cfg.WebhookTimeout, attempts: attempts, client: &http.Client{
-		Transport:     transport,
+		Transport:     txguard.Transport(transport),
 		Timeout:       cfg.WebhookTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
@@ -67,6 +69,9 @@ func (s *HTTPSender) Send(ctx context.Context, r domain.Request) domain.Response
 
 func (s *HTTPSender) send(ctx context.Context, r domain.Request) domain.Response {
 	start := time.Now()
+	if err := txguard.Check(ctx, "webhook POST"); err != nil {
+		return domain.Response{Failure: err.Error()}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
 		return domain.Response{Failure: "the URL cannot be requested: " + err.Error()}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"shipd/platform/carrier"
+	"shipd/platform/txguard"
 )
 
 // MaxBody bounds what is read of one answer: labels of many parcels fit.
@@ -20,7 +21,9 @@ const MaxBody = 64 << 20
 // DefaultClient is the client an adapter uses when its Config names none.
 // The booking and tracking workers bound each call with their own context
 // deadline (CARRIER_TIMEOUT); this timeout only stops a call nobody bounded.
-var DefaultClient = &http.Client{Timeout: 60 * time.Second}
+// Its transport refuses a call inside an open database transaction (ADR
+// 0001), as Do does on any client: oauth2's token requests go through it.
+var DefaultClient = &http.Client{Timeout: 60 * time.Second, Transport: txguard.Transport(nil)}
 
 // Response is a carrier's answer, read whole.
 type Response struct {
@@ -45,6 +48,9 @@ func DoAnswering(client *http.Client, req *http.Request, isAnswer func(status in
 		client = DefaultClient
 	}
 	what := req.Method + " " + req.URL.Path
+	if err := txguard.Check(req.Context(), "carrier call "+req.Method+" "+req.URL.Host+req.URL.Path); err != nil {
+		return nil, err
+	}
 	res, err := client.Do(req)
 	if err != nil {
 		return nil, Unavailable("%s: %v", what, err)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"shipd/platform/carrier"
+	"shipd/platform/txguard"
 )
 
 // Tokens keeps one OAuth2 token per key (the credentials and the host they
@@ -36,7 +37,9 @@ func Key(parts ...string) string {
 }
 
 // Get returns the cached token of key while it is valid (oauth2's margin:
-// 10 s before expiry), else fetches, caches and returns a new one.
+// 10 s before expiry), else fetches, caches and returns a new one. A fetch
+// inside an open database transaction is refused (txguard, ADR 0001), on
+// any client.
 func (t *Tokens) Get(ctx context.Context, key string, fetch func(context.Context) (*oauth2.Token, error)) (*oauth2.Token, error) {
 	t.mu.Lock()
 	if t.byKey == nil {
@@ -53,6 +56,9 @@ func (t *Tokens) Get(ctx context.Context, key string, fetch func(context.Context
 	defer slot.mu.Unlock()
 	if slot.tok.Valid() {
 		return slot.tok, nil
+	}
+	if err := txguard.Check(ctx, "carrier token request"); err != nil {
+		return nil, err
 	}
 	tok, err := fetch(ctx)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"shipd/modules/channels/contract"
 	"shipd/platform/fault"
 	"shipd/platform/secrets"
+	"shipd/platform/txguard"
 )
 
 // Channels asks the channels process at a base URL for channels, with the
@@ -34,13 +35,19 @@ var _ contract.Channels = (*Channels)(nil)
 // (CHANNELS_URL).
 func New(baseURL, token string, box *secrets.Box) *Channels {
 	return &Channels{base: strings.TrimRight(baseURL, "/"), token: token, box: box,
-		client: &http.Client{Timeout: 10 * time.Second}}
+		client: &http.Client{Timeout: 10 * time.Second, Transport: txguard.Transport(nil)}}
 }
 
 // ChannelForUse returns the channel with its settings, or the fault the
 // channels process answered (not found, forbidden); a process that cannot
-// be reached is unavailable, as a carrier would be.
+// be reached is unavailable, as a carrier would be. The call is refused
+// inside an open database transaction (txguard, ADR 0001), as the carrier
+// call it precedes would be; the refusal is not unavailable, which would be
+// retried.
 func (c *Channels) ChannelForUse(ctx context.Context, accountID, channelID string) (contract.ChannelAccess, error) {
+	if err := txguard.Check(ctx, "channels facade GET /internal (channel "+channelID+")"); err != nil {
+		return contract.ChannelAccess{}, err
+	}
 	u := c.base + "/internal" + contract.InternalAccessPath(channelID) + "?account_id=" + url.QueryEscape(accountID)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -120,7 +127,7 @@ func answeredFault(status int, body []byte) error {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	_ = json.Unmarshal(body, &answer)
+	_ = json.Unmarshal(body, &answer) // best effort: the status decides the fault; a body that is no error body only leaves its message empty
 	switch status {
 	case http.StatusNotFound:
 		return &fault.Error{Kind: fault.KindNotFound, Code: "not_found", Message: answer.Error.Message}
