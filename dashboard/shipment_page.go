@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gorilla/mux"
+
 	channelscontract "shipd/modules/channels/contract"
 	shipmentscontract "shipd/modules/shipments/contract"
 	trackingcontract "shipd/modules/tracking/contract"
@@ -37,6 +39,9 @@ type shipmentView struct {
 	PreviewNote  string                    // why there is no preview
 	MultiPage    bool
 	Refused      bool
+	// LabelRetry offers to fetch again the label of a shipment the carrier
+	// holds whose label could not be fetched (ADR 0041).
+	LabelRetry bool
 }
 
 // party is a contact at an address.
@@ -100,11 +105,44 @@ func (d *Dashboard) shipmentPage(w http.ResponseWriter, r *http.Request, s auth.
 
 	d.addTracking(r, s, &sv)
 	sv.LabelNote, sv.Preview, sv.PreviewNote = labelNotes(sh, sv.Refused)
+	sv.LabelRetry = sh.Status == "created" && !sh.HasLabel && labelProblem(sh)
 	title := sh.ReferenceNumber
 	if title == "" {
 		title = sh.ID
 	}
 	d.render(w, http.StatusOK, "shipments_detail", view{Title: "Shipment " + title, Nav: "shipments", Session: &s, Data: sv})
+}
+
+// retryShipmentLabel asks the API to fetch the label again
+// (POST /v1/shipments/{id}/label/retry), then shows the shipment, its label
+// being fetched.
+func (d *Dashboard) retryShipmentLabel(w http.ResponseWriter, r *http.Request, s auth.Session) {
+	id, ok := pathID(mux.Vars(r)["id"])
+	if !ok {
+		d.notYours(w, s, "shipment")
+		return
+	}
+	a, err := d.call(r, s, apiCall{Method: http.MethodPost, Path: "/shipments/" + id + "/label/retry"})
+	if err != nil {
+		d.failed(w, r, err)
+		return
+	}
+	if !a.OK() {
+		d.apiFailed(w, r, s, a, "shipment")
+		return
+	}
+	http.Redirect(w, r, "/dashboard/shipments/"+id, http.StatusSeeOther)
+}
+
+// labelProblem reports whether the shipment's errors say its label could
+// not be fetched.
+func labelProblem(sh shipmentscontract.Shipment) bool {
+	for _, p := range sh.Errors {
+		if p.Field != nil && *p.Field == "label" {
+			return true
+		}
+	}
+	return false
 }
 
 // addTracking puts the shipment's parcels on the page with their tracking.
@@ -185,6 +223,12 @@ func labelNotes(sh shipmentscontract.Shipment, refused bool) (labelNote string, 
 		return "", true, ""
 	case refused:
 		return "No label: the carrier refused the shipment (see the errors above).", false, ""
+	case sh.Status == "pending" && sh.ProviderShipmentID != nil:
+		return "No label yet: the carrier holds the shipment and its label is being fetched. Reload the page in a moment.", false, ""
+	case sh.Status == "created" && labelProblem(sh):
+		return "No label: the carrier holds the shipment, but its label could not be fetched (see the errors above).", false, ""
+	case sh.Status == "created" && sh.ProviderShipmentID != nil:
+		return "No label yet: the carrier holds the shipment and its label is being fetched again. Reload the page in a moment.", false, ""
 	case sh.Status == "pending":
 		return "No label yet: the carrier has not booked the shipment. The label is made when it does.", false, ""
 	}

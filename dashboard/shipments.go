@@ -21,6 +21,7 @@ func (d *Dashboard) registerShipments(r *mux.Router) {
 	r.Handle("/dashboard/shipments/{id}", d.signedIn(d.shipmentPage)).Methods(http.MethodGet)
 	r.Handle("/dashboard/shipments/{id}/label", d.signedIn(d.shipmentLabel)).Methods(http.MethodGet)
 	r.Handle("/dashboard/shipments/{id}/label.png", d.signedIn(d.shipmentLabelPNG)).Methods(http.MethodGet)
+	r.Handle("/dashboard/shipments/{id}/label/retry", d.signedIn(d.retryShipmentLabel)).Methods(http.MethodPost)
 }
 
 // money shows an amount with its currency: two decimals, none for the

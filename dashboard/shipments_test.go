@@ -22,6 +22,7 @@ import (
 	"shipd/platform/apptest"
 	"shipd/platform/auth"
 	"shipd/platform/clock"
+	"shipd/platform/config"
 )
 
 // Shipments are made through the API, as a client would, then read in the
@@ -146,6 +147,11 @@ func TestShipmentsListFiltersSearchesAndPages(t *testing.T) {
 	// The list is a read model that follows the bookings' events (ADR 0015).
 	apptest.Eventually(t, 60*time.Second, "the five bookings reach the list", func() bool {
 		return shTotal(t, env, key, "?status=created") == 5 && shTotal(t, env, otherKey, "?status=created") == 1
+	})
+	// The rows name their channels from the channels list, a read model too.
+	apptest.Eventually(t, 60*time.Second, "both channels reach the channels list", func() bool {
+		meta, _ := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipping-channels", Key: key}).JSON(t)["meta"].(map[string]any)
+		return meta != nil && meta["total"] == float64(2)
 	})
 
 	b := signIn(t, env, "acme", "jana@example.com")
@@ -559,5 +565,49 @@ func TestShipmentPageShowsThePriceOrItsAbsence(t *testing.T) {
 	// One parcel of 1.5 kg, STANDARD: 4.90 + 2 started kilograms × 0.80.
 	if got := price(priced); got != "6.50 EUR" {
 		t.Errorf("priced shipment's price reads %q, want 6.50 EUR", got)
+	}
+}
+
+// A shipment the carrier holds whose label is being fetched says so; one
+// whose label could not be had (the sandbox's label service down for the
+// test, ten attempts on a moved clock) says why and offers to fetch it
+// again, which makes it due again (ADR 0041).
+func TestShipmentPageOffersToFetchALabelAgain(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewManual(time.Now().UTC().Truncate(time.Second))
+	env := apptest.Start(t, shipd.InitializeApp, apptest.WithClock(clk),
+		apptest.WithConfig(func(c *config.Config) { c.SandboxFailLabelsFor = time.Hour }))
+	key := env.NewKey("acme")
+	ch := env.ActiveSandboxChannel(key, "Sandbox", nil)
+	id := shCreate(t, env, key, shBody(ch, "ORDER-11", 1))
+	b := signIn(t, env, "acme", "jana@example.com")
+	page := func() string {
+		status, page, _ := b.do(http.MethodGet, "/dashboard/shipments/"+id, nil)
+		if status != http.StatusOK {
+			t.Fatalf("shipment page: %d", status)
+		}
+		return page
+	}
+	apptest.Eventually(t, 30*time.Second, "the carrier holding the shipment", func() bool {
+		return env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + id, Key: key}).Data(t)["provider_shipment_id"] != nil
+	})
+	if p := page(); !strings.Contains(text(p), "its label is being fetched") || strings.Contains(p, "/label/retry") {
+		t.Errorf("a label being fetched reads %q", text(regexp.MustCompile(`(?s)<p id="label-note">.*?</p>`).FindString(p)))
+	}
+	// Each label attempt waits out its pause on the manual clock.
+	apptest.Eventually(t, 60*time.Second, "the label step giving up", func() bool {
+		clk.Advance(10 * time.Minute)
+		return env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + id, Key: key}).Data(t)["status"] == "created"
+	})
+	p := page()
+	if !strings.Contains(text(p), "its label could not be fetched") || !strings.Contains(p, `action="/dashboard/shipments/`+id+`/label/retry"`) {
+		t.Fatalf("a given-up label reads %q", text(regexp.MustCompile(`(?s)<section id="label".*`).FindString(p)))
+	}
+	status, _, res := b.post("/dashboard/shipments/"+id, "/dashboard/shipments/"+id+"/label/retry", nil)
+	if status != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/shipments/"+id {
+		t.Fatalf("asking again answered %d to %q", status, res.Header.Get("Location"))
+	}
+	if p := page(); !strings.Contains(text(p), "its label is being fetched") {
+		t.Errorf("after asking again: %q", text(regexp.MustCompile(`(?s)<p id="label-note">.*?</p>`).FindString(p)))
 	}
 }

@@ -40,6 +40,11 @@ func (sh *Shipment) AwaitsCarrier() bool {
 // named its id, so a retried booking must never book again.
 func (sh *Shipment) HeldByCarrier() bool { return sh.s.ProviderShipmentID != "" }
 
+// AcceptedByCarrier reports whether the carrier accepted the booking: it
+// holds the shipment, or an accepted booking (a recorded handle) has yet to
+// finish. Such a booking is never given up as "could not be reached".
+func (sh *Shipment) AcceptedByCarrier() bool { return sh.HeldByCarrier() || sh.s.BookingHandle != "" }
+
 // AwaitsLabel reports whether the carrier holds the shipment and its label
 // is still to be fetched and merged.
 func (sh *Shipment) AwaitsLabel() bool {
@@ -165,7 +170,8 @@ func (sh *Shipment) LabelGaveUp(reason string, now time.Time) error {
 }
 
 // RetryLabel makes the label of a shipment whose label step gave up due
-// again, with a fresh count of attempts.
+// again, with a fresh count of attempts; its errors no longer name the
+// label until the step gives up again.
 func (sh *Shipment) RetryLabel(now time.Time) error {
 	if !sh.HeldByCarrier() || sh.s.HasLabel {
 		return fault.Field("status", "only a shipment the carrier holds without a label can have its label fetched again")
@@ -178,6 +184,7 @@ func (sh *Shipment) RetryLabel(now time.Time) error {
 	}
 	sh.s.LabelGivenUp = false
 	sh.s.LabelAttempts = 0
+	sh.s.Errors = slices.DeleteFunc(sh.s.Errors, func(p Problem) bool { return p.Field == LabelField })
 	sh.touch(now)
 	return nil
 }

@@ -217,7 +217,8 @@ func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTrack
 // CheckDelete allows deleting only a shipment the carrier did not create:
 // one it holds (even while its label is being fetched) is cancelled instead.
 func (sh *Shipment) CheckDelete() error {
-	if sh.HeldByCarrier() || (sh.s.IsSuccessful != nil && *sh.s.IsSuccessful) {
+	accepted := sh.AcceptedByCarrier() && sh.s.IsSuccessful == nil // a booking the carrier is finishing
+	if sh.HeldByCarrier() || accepted || (sh.s.IsSuccessful != nil && *sh.s.IsSuccessful) {
 		return fault.Field("status", "a shipment the carrier created cannot be deleted; cancel it instead")
 	}
 	return nil

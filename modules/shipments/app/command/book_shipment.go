@@ -311,6 +311,24 @@ func unavailable(cause error) error {
 // worker's last attempt), or has it tried again.
 func (h BookShipmentHandler) unavailable(ctx context.Context, sh *domain.Shipment, giveUp bool, cause error) error {
 	if giveUp {
+		// Read again: this attempt may have recorded the carrier's handle.
+		fresh, err := h.repo.Get(ctx, sh.ID())
+		if fault.Is(err, fault.KindNotFound) {
+			return nil // deleted meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		sh = fresh
+	}
+	if giveUp && sh.AcceptedByCarrier() {
+		// The carrier accepted the booking and has not finished it: it is
+		// not "could not be reached", and giving up would leave the carrier's
+		// shipment behind. It is tried again on the longest pause.
+		slog.WarnContext(ctx, "a booking the carrier accepted has not finished after repeated attempts", "shipment_id", sh.ID(),
+			"booking_handle", sh.Stored().BookingHandle, "err", cause)
+	}
+	if giveUp && !sh.AcceptedByCarrier() {
 		return h.refuse(ctx, sh, giveUp, domain.Problem{Message: "the carrier could not be reached; gave up after repeated attempts (" + cause.Error() + ")"})
 	}
 	return unavailable(cause)

@@ -364,3 +364,30 @@ func TestARetryAsksTheCarrierForABookingItsHandleNeverRecorded(t *testing.T) {
 		})
 	}
 }
+
+// A booking the carrier accepted (its handle recorded) but has not
+// finished is not given up as "could not be reached", nor deletable: it is
+// the carrier's, and tried again.
+func TestAnAcceptedBookingIsNeverGivenUp(t *testing.T) {
+	t.Parallel()
+	f := newFixture()
+	f.created(t, request("sh_1", 1))
+	f.carrier.onCreate = func(ctx context.Context, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+		if req.Booking.Handle == "" {
+			if err := req.Booking.Accept(ctx, "BATCH-1"); err != nil {
+				return carrier.CreatedShipment{}, err
+			}
+		}
+		return carrier.CreatedShipment{}, fmt.Errorf("%w: the batch is still being processed", carrier.ErrUnavailable)
+	}
+	err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1", GiveUp: true, Retried: true})
+	if !errors.Is(err, command.ErrCarrierUnavailable) {
+		t.Fatalf("the last attempt answered %v, want it tried again", err)
+	}
+	if st := f.state(t, "sh_1"); st.IsSuccessful != nil || st.BookingHandle != "BATCH-1" {
+		t.Errorf("%+v", st)
+	}
+	if err := f.delete.Handle(t.Context(), command.DeleteShipment{AccountID: account, ID: "sh_1"}); !fault.Is(err, fault.KindValidation) {
+		t.Errorf("deleting a booking the carrier accepted answered %v", err)
+	}
+}
