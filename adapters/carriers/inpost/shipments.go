@@ -415,7 +415,6 @@ func cancelledAlready(res *carrierhttp.Response) bool {
 	var body struct {
 		Error   string `json:"error"`
 		Details struct {
-			Action         string `json:"action"`
 			ShipmentStatus string `json:"shipment_status"`
 		} `json:"details"`
 	}
