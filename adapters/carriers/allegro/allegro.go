@@ -63,7 +63,11 @@
 // client chooses, then GET create-commands/{commandId} (every Retry-After
 // seconds [V]) until SUCCESS or ERROR, then GET shipments/{shipmentId},
 // whose packages carry one waybill each, in request order (the tracking
-// numbers; AssumedWaybillsInOrder). The commandId is a name-based UUID
+// numbers; AssumedWaybillsInOrder). Once the command succeeded Allegro holds
+// the shipment: a shipment that cannot be read then, or a package without
+// its waybill yet, still answers the shipment's id (the booking is
+// recorded), its waybills left out or empty for the label step to read
+// again by resuming the command (ADR 0041). The commandId is a name-based UUID
 // (version 5) of the booking's Key, so every attempt at one shipment sends
 // the same one; it is recorded through Booking.Accept once Allegro took the
 // command and before polling, and an attempt given a Handle only polls.
@@ -81,7 +85,9 @@
 // Cancel: POST cancel-commands, then GET cancel-commands/{commandId} until
 // SUCCESS or ERROR [V]; the commandId is derived from the shipment id, so a
 // retried cancel resumes too. Allegro refusing (e.g. already handed over)
-// comes back as a Rejection with its message.
+// comes back as a Rejection with its message, unless the shipment reads as
+// cancelled (canceledDate set [V]; cancelled in Allegro's panel, or by a
+// command the adapter cannot resume): carrier.ErrAlreadyCancelled.
 //
 // Tracking: GET /order/carriers/{carrierId}/tracking?waybill=… [V]. A
 // waybill does not name its carrier, so the channel names the carrier id of
@@ -104,7 +110,7 @@
 //     reads the command and resumes it.
 //   - [U] AssumedWaybillsInOrder: the created shipment's packages come in
 //     the order they were sent and each has its waybill once the command
-//     succeeded (a missing one is waited for by a retry).
+//     succeeded (a missing one is read again by the label step).
 //   - [U] AssumedDefaultCarrierID: tracking of Allegro's own methods uses
 //     carrier id ALLEGRO (the file's example); other methods need the
 //     channel to name theirs.

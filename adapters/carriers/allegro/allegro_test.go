@@ -464,3 +464,57 @@ func TestFakeRefusesUndocumentedProperties(t *testing.T) {
 		}
 	}
 }
+
+// A shipment cancelled before, where its cancel command cannot be resumed
+// (in Allegro's own panel), is carrier.ErrAlreadyCancelled, read from its
+// canceledDate, not a refusal.
+func TestCancelOfACancelledShipment(t *testing.T) {
+	f := newFake(t)
+	c := f.carrier()
+	got, err := c.CreateShipment(ctxT(t), testSettings(), shipmentRequest("ORDER-C", ProductCourier, "pdf", parcel(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.shipments[got.ProviderShipmentID].cancelled = true
+	f.mu.Unlock()
+	err = c.CancelShipment(ctxT(t), testSettings(), carrier.ShipmentRef{ProviderShipmentID: got.ProviderShipmentID})
+	if !errors.Is(err, carrier.ErrAlreadyCancelled) {
+		t.Errorf("cancel of a cancelled shipment: %v, want ErrAlreadyCancelled", err)
+	}
+	if n := f.commands("cancel"); n != 1 {
+		t.Errorf("%d cancel commands, want 1", n)
+	}
+}
+
+// Allegro holds the shipment once the command succeeded: a package without
+// its waybill yet still answers the shipment, its number empty, and the
+// same booking resumed (its handle) reads it.
+func TestAMissingWaybillIsReadAgainFromTheCommand(t *testing.T) {
+	f := newFake(t)
+	c := f.carrier()
+	req := shipmentRequest("ORDER-W", ProductCourier, "pdf", parcel(1), parcel(2))
+	var handle string
+	req.Booking.Accepted = func(_ context.Context, h string) error { handle = h; return nil }
+	f.mu.Lock()
+	f.dropWaybill = true
+	f.mu.Unlock()
+	got, err := c.CreateShipment(ctxT(t), testSettings(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ProviderShipmentID == "" || len(got.TrackingNumbers) != 2 || got.TrackingNumbers[0] == "" || got.TrackingNumbers[1] != "" {
+		t.Fatalf("answer %+v, want the shipment with its second waybill empty", got)
+	}
+	req.Booking.Handle, req.Booking.Accepted = handle, nil
+	again, err := c.CreateShipment(ctxT(t), testSettings(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ProviderShipmentID != got.ProviderShipmentID || len(again.TrackingNumbers) != 2 || again.TrackingNumbers[1] == "" {
+		t.Errorf("read again %+v", again)
+	}
+	if f.commands("create") != 1 || f.shipmentCount() != 1 {
+		t.Errorf("%d commands, %d shipments; want 1 and 1", f.commands("create"), f.shipmentCount())
+	}
+}

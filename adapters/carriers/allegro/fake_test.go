@@ -123,6 +123,8 @@ type fake struct {
 	hang          bool
 	pollsPerCmd   int
 	retryAfter    string
+	dropWaybill   bool // the next shipment read lacks its last package's waybill
+	failLabels    int  // the next label calls answer 504, Allegro's documented gateway timeout
 }
 
 func newFake(t *testing.T) *fake {
@@ -418,6 +420,13 @@ func (f *fake) shipmentDetails(w http.ResponseWriter, r *http.Request, req *vend
 		packages[i] = map[string]any{"waybill": sh.waybills[i], "type": p.Type, "length": p.Length, "width": p.Width,
 			"height": p.Height, "weight": p.Weight, "transportingInfo": []map[string]any{{"carrierId": "ALLEGRO", "carrierWaybill": sh.waybills[i]}}}
 	}
+	if f.dropWaybill {
+		// Numbered a little later (waybill is optional in PackageDto [V]).
+		f.dropWaybill = false
+		last := packages[len(packages)-1]
+		delete(last, "waybill")
+		delete(last, "transportingInfo")
+	}
 	out := map[string]any{"id": sh.id, "deliveryMethodId": sh.input.DeliveryMethodID, "sender": sh.input.Sender,
 		"receiver": sh.input.Receiver, "packages": packages, "createdDate": sh.created.Format(time.RFC3339),
 		"carrier": "ALLEGRO", "labelFormat": sh.input.LabelFormat, "transport": []string{"ALLEGRO"}, "pickupAvailable": true}
@@ -440,6 +449,12 @@ func (f *fake) label(w http.ResponseWriter, r *http.Request, req *vendorspec.Req
 	json.Unmarshal(body, &lr)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.failLabels > 0 {
+		f.failLabels--
+		f.answer(w, r, req, http.StatusGatewayTimeout, errorList{Errors: []apiError{{Code: "UPSTREAM_SERVICE_TIMEOUT",
+			Details: "Timeout error", Message: "Error connecting to the courier company's system"}}})
+		return
+	}
 	var parts [][]byte
 	format := ""
 	for _, id := range lr.ShipmentIDs {
@@ -506,6 +521,12 @@ func (f *fake) cancelStatus(w http.ResponseWriter, r *http.Request, req *vendors
 		switch {
 		case cmd.polls > 0:
 			cmd.polls--
+		case sh.cancelled:
+			// Cancelled before, by another command or in Allegro's panel:
+			// the command fails (its error code is not documented [U]; the
+			// adapter reads the shipment's canceledDate instead).
+			cmd.status, cmd.errors = commandError, []apiError{{Code: "CANCELLATION_NOT_POSSIBLE",
+				Message: "Shipment is already canceled", UserMessage: "Przesyłka została już anulowana"}}
 		case sh.input.ReferenceNumber == handedOver:
 			cmd.status, cmd.errors = commandError, []apiError{{Code: "CANCELLATION_NOT_POSSIBLE",
 				Message: "Shipment was already handed over to the carrier", UserMessage: "Przesyłka została już nadana"}}

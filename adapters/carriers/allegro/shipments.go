@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -124,20 +123,21 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		}
 		return carrier.CreatedShipment{}, carrier.Reject("", "Allegro could not create the shipment (command %s)", commandID)
 	}
+	if st.ShipmentID == "" {
+		return carrier.CreatedShipment{}, errors.New("allegro: the command succeeded without a shipment id")
+	}
+	// Allegro holds the shipment from here on: whatever cannot be read of
+	// it now does not undo that. The answer names the shipment, and
+	// waybills that cannot be read yet (the shipment unreadable, a package
+	// numbered a little later) are left out or empty, so the booking is
+	// recorded and its label step resumes the command to read them again
+	// (ADR 0041; AssumedWaybillsInOrder).
+	out := carrier.CreatedShipment{ProviderShipmentID: st.ShipmentID}
 	sh, err := c.shipment(ctx, s, st.ShipmentID)
 	if err != nil {
-		return carrier.CreatedShipment{}, err
+		return out, nil
 	}
-	if len(sh.Packages) != len(req.Parcels) {
-		return carrier.CreatedShipment{}, fmt.Errorf("allegro: shipment %s has %d packages, %d were booked", sh.ID, len(sh.Packages), len(req.Parcels))
-	}
-	out := carrier.CreatedShipment{ProviderShipmentID: st.ShipmentID}
-	for i, p := range sh.Packages {
-		if p.Waybill == "" {
-			// Booked, numbered a little later: a retry resumes the command
-			// and reads the shipment again (AssumedWaybillsInOrder).
-			return carrier.CreatedShipment{}, carrierhttp.Unavailable("shipment %s: package %d has no waybill yet", st.ShipmentID, i+1)
-		}
+	for _, p := range sh.Packages {
 		out.TrackingNumbers = append(out.TrackingNumbers, p.Waybill)
 	}
 	return out, nil
@@ -283,8 +283,28 @@ func (c *Carrier) shipment(ctx context.Context, s carrier.Settings, id string) (
 
 // CancelShipment sends a cancel command for the shipment (or resumes the
 // one an earlier attempt sent) and waits for its outcome; Allegro refusing
-// is a Rejection with its reasons.
+// is a Rejection with its reasons, unless the shipment is cancelled already
+// (its canceledDate is set [V]: cancelled by an earlier command, or in
+// Allegro's own panel), which is carrier.ErrAlreadyCancelled.
 func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
+	err := c.cancel(ctx, s, ref)
+	if !isRejection(err) {
+		return err
+	}
+	if sh, readErr := c.shipment(ctx, s, ref.ProviderShipmentID); readErr == nil && sh.CanceledDate != nil && *sh.CanceledDate != "" {
+		return carrier.ErrAlreadyCancelled
+	}
+	return err
+}
+
+func isRejection(err error) bool {
+	var one *carrier.Rejection
+	var many carrier.Rejections
+	return errors.As(err, &one) || errors.As(err, &many)
+}
+
+// cancel sends (or resumes) the cancel command and waits for its outcome.
+func (c *Carrier) cancel(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
 	id := ref.ProviderShipmentID
 	if id == "" {
 		return carrier.Reject("", "the shipment has no Allegro shipment id to cancel")

@@ -39,6 +39,7 @@ type fakeShipX struct {
 	down      bool   // every call answers 503
 	hang      bool   // every call blocks until the client gives up
 	noOffer   bool   // shipments are confirmed without a selected offer (no price)
+	failLabel int    // the next label calls answer 503, as when down
 	shipments map[string]*fakeShipment
 	nextID    int
 	nextTN    int
@@ -126,6 +127,10 @@ func (f *fakeShipX) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
 	down, hang, token, report := f.down, f.hang, f.token, f.report
+	if f.failLabel > 0 && reLabel.MatchString(r.URL.Path) {
+		f.failLabel--
+		down = true
+	}
 	f.mu.Unlock()
 	if hang {
 		// Reading the body lets the server notice the client hanging up.

@@ -30,11 +30,13 @@
 // (its id) in status created, and the adapter polls GET /v1/shipments/{id}
 // (every Config.PollInterval) until it is confirmed with a tracking number
 // per parcel, or until ctx ends (ErrUnavailable). The id is recorded through
-// ShipmentRequest.Booking before the first poll; an attempt given it back as
-// Booking.Handle polls that shipment and creates none. Labels are one file
-// for all parcels (A6, pdf, zpl or epl). Cancelling works only before ShipX
-// confirms a shipment; ShipX's invalid_action refusal comes back as a
-// Rejection with its message.
+// ShipmentRequest.Booking as soon as it is read from the create answer,
+// before the rest of that answer and before the first poll; an attempt
+// given it back as Booking.Handle polls that shipment and creates none.
+// Labels are one file for all parcels (A6, pdf, zpl or epl). Cancelling
+// works only before ShipX confirms a shipment; ShipX's invalid_action
+// refusal comes back as a Rejection with its message, except for a
+// shipment already canceled (carrier.ErrAlreadyCancelled).
 //
 // Tracking reads GET /v1/tracking/{number}; every status GET /v1/statuses
 // names (testdata/shipx-statuses.txt, transcribed with its source) is in the

@@ -118,12 +118,17 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 			return carrier.CreatedShipment{}, err
 		}
 	} else {
-		if sh, err = c.create(ctx, s, body); err != nil {
+		var readErr error
+		if id, sh, readErr, err = c.create(ctx, s, body); err != nil {
 			return carrier.CreatedShipment{}, err
 		}
-		id = sh.ID.String()
 		if err := req.Booking.Accept(ctx, id); err != nil {
 			return carrier.CreatedShipment{}, acceptError(id, err)
+		}
+		if readErr != nil {
+			// ShipX holds the shipment: the rest of its answer is read
+			// again by the polls.
+			sh = shipmentAnswer{ID: json.Number(id)}
 		}
 	}
 	for {
@@ -143,23 +148,27 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	}
 }
 
-// create sends the shipment; ShipX answers with it, id set, not yet confirmed.
-func (c *Carrier) create(ctx context.Context, s carrier.Settings, body *shipmentRequest) (shipmentAnswer, error) {
+// create sends the shipment; ShipX answers with it, id set, not yet
+// confirmed. The id is read first and alone, so that a shipment ShipX made
+// is recorded even when the rest of its answer cannot be read (readErr).
+func (c *Carrier) create(ctx context.Context, s carrier.Settings, body *shipmentRequest) (id string, sh shipmentAnswer, readErr, err error) {
 	res, err := c.do(ctx, s, http.MethodPost, "/v1/organizations/"+url.PathEscape(s.String("organizationId"))+"/shipments", body)
 	if err != nil {
-		return shipmentAnswer{}, err
+		return "", sh, nil, err
 	}
 	if res.Status != http.StatusCreated && res.Status != http.StatusOK {
-		return shipmentAnswer{}, apiError(res, "organizationId")
+		return "", sh, nil, apiError(res, "organizationId")
 	}
-	var sh shipmentAnswer
-	if err := decode(res, &sh); err != nil {
-		return shipmentAnswer{}, err
+	var named struct {
+		ID json.Number `json:"id"`
 	}
-	if sh.ID == "" {
-		return shipmentAnswer{}, carrierhttp.Unavailable("inpost: created shipment without id")
+	if err := decode(res, &named); err != nil {
+		return "", sh, nil, err
 	}
-	return sh, nil
+	if named.ID == "" {
+		return "", sh, nil, carrierhttp.Unavailable("inpost: created shipment without id")
+	}
+	return named.ID.String(), sh, decode(res, &sh), nil
 }
 
 // acceptError is a failed record of the booking's handle: a Rejection as it
@@ -378,7 +387,9 @@ func phone(p string) string {
 }
 
 // CancelShipment deletes a shipment ShipX has not yet confirmed; ShipX's
-// refusal (invalid_action) comes back as a Rejection with its message.
+// refusal (invalid_action) comes back as a Rejection with its message,
+// except for a shipment ShipX names canceled already
+// (details.shipment_status), which is carrier.ErrAlreadyCancelled.
 func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
 	if err := checkSettings(s); err != nil {
 		return err
@@ -390,5 +401,26 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 	if res.Status == http.StatusNoContent || res.Status == http.StatusOK {
 		return nil
 	}
+	if cancelledAlready(res) {
+		return carrier.ErrAlreadyCancelled
+	}
 	return apiError(res, "")
+}
+
+// cancelledAlready reports whether res is ShipX refusing to cancel a
+// shipment because it is canceled: {"error":"invalid_action",
+// "details":{"action":"cancel","shipment_status":"canceled"}} [V: the
+// invalid_action answer; the status as ShipX spells it].
+func cancelledAlready(res *carrierhttp.Response) bool {
+	var body struct {
+		Error   string `json:"error"`
+		Details struct {
+			ShipmentStatus string `json:"shipment_status"`
+		} `json:"details"`
+	}
+	if res.Status != http.StatusBadRequest || json.Unmarshal(res.Body, &body) != nil {
+		return false
+	}
+	st := body.Details.ShipmentStatus
+	return body.Error == "invalid_action" && (st == "canceled" || st == "cancelled")
 }

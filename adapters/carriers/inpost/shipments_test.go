@@ -132,8 +132,11 @@ func TestCancelBeforeConfirmation(t *testing.T) {
 	if st := f.shipments["101"].status; st != "canceled" {
 		t.Errorf("fake shipment status %q after cancel", st)
 	}
-	rejection(t, c.CancelShipment(context.Background(), s, carrier.ShipmentRef{ProviderShipmentID: "101"}), "",
-		"status (canceled)")
+	// Cancelled again (the first answer lost): ShipX's invalid_action for a
+	// canceled shipment is no refusal.
+	if err := c.CancelShipment(context.Background(), s, carrier.ShipmentRef{ProviderShipmentID: "101"}); !errors.Is(err, carrier.ErrAlreadyCancelled) {
+		t.Errorf("second cancel: %v, want ErrAlreadyCancelled", err)
+	}
 	rejection(t, c.CancelShipment(context.Background(), s, carrier.ShipmentRef{ProviderShipmentID: "555"}), "", "Resource not found")
 }
 

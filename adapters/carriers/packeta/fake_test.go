@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ type fakePacketa struct {
 	bodies       []*node
 	failStatus   int    // answer this HTTP status …
 	failCount    int    // … this many times (-1: always) …
-	failOn       string // … to this method ("" = all)
+	failOn       string // … to the methods it begins ("" = all, "packetLabel" both label methods)
 	hang         bool
 }
 
@@ -101,7 +102,8 @@ func (f *fakePacketa) packet(barcode string) *fakePacket {
 	return nil
 }
 
-// fail makes the next n calls of method ("" any) answer status.
+// fail makes the next n calls of the methods beginning with method ("" any)
+// answer status.
 func (f *fakePacketa) fail(method string, status, n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -132,7 +134,7 @@ func (f *fakePacketa) serve(w http.ResponseWriter, r *http.Request) {
 	f.bodies = append(f.bodies, doc)
 	hang := f.hang
 	status := 0
-	if f.failCount != 0 && (f.failOn == "" || f.failOn == doc.name) {
+	if f.failCount != 0 && strings.HasPrefix(doc.name, f.failOn) {
 		status = f.failStatus
 		if f.failCount > 0 {
 			f.failCount--
@@ -295,6 +297,10 @@ func (f *fakePacketa) move(barcode string, code int, text, desc string) {
 	p.moving = p.moving || code != 1
 }
 
+// cancelPacket cancels a packet not yet on its way. A cancelled packet is
+// answered PacketIdFault, as one Packeta does not know (Packeta documents
+// no fault of its own for it [U]; the adapter reads the packet's tracking,
+// not the fault).
 func (f *fakePacketa) cancelPacket(w http.ResponseWriter, id string) {
 	p, ok := f.packets[id]
 	switch {

@@ -65,7 +65,10 @@
 // pdfLabelFormat, offset 0) and packetLabelZpl (dpi), one label per packet,
 // in parcel order. Packeta prints no EPL. Cancel [V]: cancelPacket per
 // packet; CancelNotAllowedFault (the packet is on its way) is a Rejection
-// with Packeta's message. Tracking [V]: packetTracking gives the packet's
+// with Packeta's message. Packeta documents no fault of its own for a
+// packet cancelled already: a packet whose cancel faults and whose tracking
+// shows status 11 (cancelled [V]) was, and when every packet of the
+// shipment was, the answer is carrier.ErrAlreadyCancelled. Tracking [V]: packetTracking gives the packet's
 // StatusRecords; statusCode is the event's Code and is mapped by the table
 // of statuses.go (the codes of the API reference's status table); a
 // PacketIdFault means the number is not recognized.

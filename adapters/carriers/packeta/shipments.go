@@ -452,7 +452,10 @@ const packetIDDigits = 10
 
 // CancelShipment cancels every packet of the shipment. A packet Packeta no
 // longer lets go (CancelNotAllowedFault) or does not know is a Rejection
-// with Packeta's message; the others are cancelled all the same.
+// with Packeta's message; the others are cancelled all the same. A packet
+// whose cancel faults but whose tracking shows it cancelled (status 11
+// [V]) was cancelled by an earlier call; when every packet was, the answer
+// is carrier.ErrAlreadyCancelled.
 func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
 	if err := checkPassword(s); err != nil {
 		return err
@@ -466,9 +469,14 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 		return err
 	}
 	var refused carrier.Rejections
+	already := 0
 	for _, p := range packets {
 		err := c.cancelPacket(ctx, base, s, p.id)
 		if f, ok := asFault(err); ok {
+			if c.cancelled(ctx, s, p) {
+				already++
+				continue
+			}
 			r := faultRejection(f)
 			if f.Class == faultCancelNotAllowed {
 				r.Message = "Packeta no longer allows cancelling packet " + p.barcode + ": " + f.Text
@@ -482,7 +490,25 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 			return err
 		}
 	}
+	if len(refused) == 0 && already == len(packets) {
+		return carrier.ErrAlreadyCancelled
+	}
 	return carrier.RejectionOf(refused)
+}
+
+// cancelled reports whether the packet's tracking shows it cancelled; a
+// packet whose tracking cannot be read counts as not.
+func (c *Carrier) cancelled(ctx context.Context, s carrier.Settings, p packet) bool {
+	tr, err := c.Track(ctx, s, carrier.TrackingRequest{TrackingNumber: p.barcode})
+	if err != nil {
+		return false
+	}
+	for _, e := range tr.Events {
+		if e.Status == carrier.StatusCancelled {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Carrier) cancelPacket(ctx context.Context, base string, s carrier.Settings, id string) error {

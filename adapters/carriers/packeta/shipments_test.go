@@ -454,3 +454,43 @@ func TestOrderNumber(t *testing.T) {
 		t.Errorf("hashed numbers %q %q %q", a, b, orderNumber(long, 1))
 	}
 }
+
+// A cancel retried after an earlier one worked (its answer or its record
+// lost) is carrier.ErrAlreadyCancelled; one that cancelled only some
+// packets before cancels the rest and answers success.
+func TestCancelOfACancelledShipment(t *testing.T) {
+	f := newFake(t)
+	c := newCarrier(f)
+	ctx := context.Background()
+	s := settingsFor(f)
+	out, err := c.CreateShipment(ctx, s, pointRequest(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := carrier.ShipmentRef{ProviderShipmentID: out.ProviderShipmentID, TrackingNumbers: out.TrackingNumbers}
+	if err := c.CancelShipment(ctx, s, ref); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CancelShipment(ctx, s, ref); !errors.Is(err, carrier.ErrAlreadyCancelled) {
+		t.Errorf("second cancel: %v, want ErrAlreadyCancelled", err)
+	}
+
+	req := pointRequest(2)
+	req.Booking.Key = "another-shipment"
+	out, err = c.CreateShipment(ctx, s, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref = carrier.ShipmentRef{ProviderShipmentID: out.ProviderShipmentID}
+	if err := c.CancelShipment(ctx, s, carrier.ShipmentRef{TrackingNumbers: out.TrackingNumbers[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CancelShipment(ctx, s, ref); err != nil {
+		t.Errorf("cancel of a half-cancelled shipment: %v", err)
+	}
+	if len(f.live()) != 0 {
+		t.Errorf("%d packets left", len(f.live()))
+	}
+	// A packet Packeta does not know stays a refusal.
+	isRejection(t, c.CancelShipment(ctx, s, carrier.ShipmentRef{TrackingNumbers: []string{"Z4299999999"}}), "", "not found")
+}

@@ -76,10 +76,11 @@ func (b *fakeBatch) items() []*fakeItem {
 }
 
 type fakeShipment struct {
-	number   string
-	product  string
-	events   []map[string]any
-	pickedUp bool
+	number    string
+	product   string
+	events    []map[string]any
+	pickedUp  bool
+	cancelled bool
 }
 
 type fakePPL struct {
@@ -591,7 +592,10 @@ func (f *fakePPL) data(w http.ResponseWriter, r *http.Request) {
 	f.render(w, format, []*fakeItem{it})
 }
 
-// cancel is POST /shipment/{n}/cancel: 200 before pickup.
+// cancel is POST /shipment/{n}/cancel: 200 before pickup, and the
+// shipment's tracking shows a Canceled event. A cancelled shipment is
+// refused like a picked-up one, 400 problem+json (PPL documents no answer
+// of its own for it [U]; the adapter reads the tracking, not the words).
 func (f *fakePPL) cancel(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -601,7 +605,10 @@ func (f *fakePPL) cancel(w http.ResponseWriter, r *http.Request) {
 		problemJSON(w, http.StatusNotFound, "NotFound", "Shipment "+r.PathValue("n")+" not found.", nil)
 	case sh.pickedUp:
 		problemJSON(w, http.StatusBadRequest, "BadRequest", "Shipment "+sh.number+" cannot be cancelled, it has already been picked up.", nil)
+	case sh.cancelled:
+		problemJSON(w, http.StatusBadRequest, "BadRequest", "Shipment "+sh.number+" cannot be cancelled, it is already cancelled.", nil)
 	default:
+		sh.cancelled = true
 		sh.events = append(sh.events, phaseEvent("Canceled", "Canceled", time.Now().UTC().Format(time.RFC3339)))
 		w.WriteHeader(http.StatusOK)
 	}

@@ -48,12 +48,16 @@
 // Labels: pdf and zpl (PPL's Pdf and Zpl; it also prints Jpeg/Png/Svg, which
 // shipd does not use, and no EPL). One label per parcel from its labelUrl
 // (/data/{guid} on the API host), downloaded with the Bearer token; they come
-// with the booking. Labels fetches them again from the batch and, when asked
+// with the booking, unless the download fails: the booking still answers
+// (PPL holds the batch, ADR 0041), without labels, for Labels to fetch. Labels fetches them again from the batch and, when asked
 // for the other format, first changes the batch's labelSettings with PUT
 // /shipment/batch/{batchId} (204).
 //
 // Cancel: POST /shipment/{shipmentNumber}/cancel for every parcel (2xx); PPL
-// refuses once the parcel was picked up (a Rejection).
+// refuses once the parcel was picked up (a Rejection). PPL documents no
+// answer to cancelling a cancelled parcel: a refused parcel whose tracking
+// shows it cancelled (phase Canceled) counts as cancelled before, and when
+// every parcel was, the answer is carrier.ErrAlreadyCancelled.
 //
 // Tracking: GET /shipment?ShipmentNumbers=n&Limit&Offset (Limit and Offset
 // are required); an empty array is a number PPL does not know. Each

@@ -527,3 +527,78 @@ func TestPublishedParcelLimitIsKept(t *testing.T) {
 		t.Errorf("%d tracking numbers, price %v; want %d and none", len(out.TrackingNumbers), out.Price, limit)
 	}
 }
+
+// A cancel retried after an earlier one worked (its answer or its record
+// lost) is carrier.ErrAlreadyCancelled, not a refusal; so is one whose
+// every parcel was cancelled before, while a set cancelled only in part is
+// cancelled in full and answers success.
+func TestCancelOfACancelledShipment(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	got, err := e.c.CreateShipment(ctx, e.settings, request("ORDER-6", "BUSS", "pdf", parcel(1), parcel(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := carrier.ShipmentRef{ProviderShipmentID: got.ProviderShipmentID, TrackingNumbers: got.TrackingNumbers}
+	if err := e.c.CancelShipment(ctx, e.settings, ref); err != nil {
+		t.Fatalf("first cancel: %v", err)
+	}
+	if err := e.c.CancelShipment(ctx, e.settings, ref); !errors.Is(err, carrier.ErrAlreadyCancelled) {
+		t.Errorf("second cancel: %v, want ErrAlreadyCancelled", err)
+	}
+
+	// The first cancel reached parcel 1 only (then PPL stopped answering).
+	got, err = e.c.CreateShipment(ctx, e.settings, request("ORDER-7", "BUSS", "pdf", parcel(1), parcel(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref = carrier.ShipmentRef{ProviderShipmentID: got.ProviderShipmentID, TrackingNumbers: got.TrackingNumbers}
+	e.sandbox.fail(503, -1, "POST /shipment/"+got.TrackingNumbers[1]+"/cancel")
+	if err := e.c.CancelShipment(ctx, e.settings, ref); !errors.Is(err, carrier.ErrUnavailable) {
+		t.Fatalf("cut-off cancel: %v", err)
+	}
+	e.sandbox.fail(0, 0, "")
+	if err := e.c.CancelShipment(ctx, e.settings, ref); err != nil {
+		t.Errorf("retried cancel of a half-cancelled set: %v", err)
+	}
+	e.sandbox.mu.Lock()
+	both := e.sandbox.shipments[got.TrackingNumbers[0]].cancelled && e.sandbox.shipments[got.TrackingNumbers[1]].cancelled
+	e.sandbox.mu.Unlock()
+	if !both {
+		t.Error("the set is not cancelled in full")
+	}
+
+	// A refusal for another reason stays one.
+	got, err = e.c.CreateShipment(ctx, e.settings, request("ORDER-8", "BUSS", "pdf", parcel(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sandbox.pickUp(got.TrackingNumbers[0])
+	var rej *carrier.Rejection
+	if err := e.c.CancelShipment(ctx, e.settings, carrier.ShipmentRef{TrackingNumbers: got.TrackingNumbers}); !errors.As(err, &rej) {
+		t.Errorf("cancel after pickup: %v", err)
+	}
+}
+
+// Labels that cannot be downloaded do not undo the booking: PPL holds the
+// batch, so the answer names it and its parcels without labels, and Labels
+// fetches them once PPL serves them again.
+func TestBookingAnswersWithoutLabelsWhenTheyFail(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t)
+	e.sandbox.fail(503, 1, "GET /data/")
+	got, err := e.c.CreateShipment(ctx, e.settings, request("ORDER-9", "BUSS", "pdf", parcel(1), parcel(2)))
+	if err != nil {
+		t.Fatalf("booking with a label outage: %v", err)
+	}
+	if got.ProviderShipmentID == "" || len(got.TrackingNumbers) != 2 || got.Labels != nil {
+		t.Fatalf("answer %+v, want the batch and 2 numbers, no labels", got)
+	}
+	labels, err := e.c.Labels(ctx, e.settings, carrier.ShipmentRef{ProviderShipmentID: got.ProviderShipmentID, TrackingNumbers: got.TrackingNumbers}, "pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bc := labelcheck.LabelBarcodes(t, "pdf", labels); !slices.Equal(bc, got.TrackingNumbers) {
+		t.Errorf("barcodes %v, numbers %v", bc, got.TrackingNumbers)
+	}
+}

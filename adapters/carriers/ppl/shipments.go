@@ -127,7 +127,8 @@ const (
 )
 
 // CreateShipment books req as one PPL shipment set, waits for the batch and
-// downloads the labels of its parcels. The batch id is recorded through
+// downloads the labels of its parcels (when they cannot be had, the answer
+// comes without them, for Labels to fetch). The batch id is recorded through
 // req.Booking as soon as PPL has accepted the batch; an attempt given one
 // (req.Booking.Handle) polls that batch instead of booking again.
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
@@ -165,9 +166,12 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	for _, p := range parcels {
 		out.TrackingNumbers = append(out.TrackingNumbers, p.ShipmentNumber)
 	}
-	out.Labels, err = c.download(ctx, s, st, format)
-	if err != nil {
-		return carrier.CreatedShipment{}, err
+	// PPL holds the batch now: a label that cannot be downloaded does not
+	// undo that. The answer goes without labels, so the booking is
+	// recorded, and the label step fetches them (Labels) on its own
+	// retries (ADR 0041).
+	if labels, err := c.download(ctx, s, st, format); err == nil {
+		out.Labels = labels
 	}
 	return out, nil
 }
@@ -377,7 +381,10 @@ func answerError(what string, res *carrierhttp.Response) error {
 }
 
 // CancelShipment cancels every parcel of the shipment. PPL answers 2xx; a
-// parcel already picked up is refused (a Rejection).
+// parcel already picked up is refused (a Rejection). A parcel whose cancel
+// PPL refuses but whose tracking shows it cancelled was cancelled by an
+// earlier call (PPL documents no answer of its own for that): when every
+// parcel was, the answer is carrier.ErrAlreadyCancelled.
 func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
 	numbers := ref.TrackingNumbers
 	if len(numbers) == 0 && ref.ProviderShipmentID != "" {
@@ -392,17 +399,50 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 	if len(numbers) == 0 {
 		return &carrier.Rejection{Message: "the shipment has no PPL shipment numbers to cancel"}
 	}
+	already := 0
 	for _, n := range numbers {
 		path := "/shipment/" + url.PathEscape(n) + "/cancel"
 		res, err := c.do(ctx, s, call{method: http.MethodPost, url: c.base(s) + path})
 		if err != nil {
 			return err
 		}
-		if res.Status/100 != 2 { // 200 per PPL's OpenAPI, 202 per its prose
-			return answerError("POST "+path, res)
+		if res.Status/100 == 2 { // 200 per PPL's OpenAPI, 202 per its prose
+			continue
 		}
+		refused := answerError("POST "+path, res)
+		if !isRejection(refused) {
+			return refused
+		}
+		if was, err := c.cancelled(ctx, s, n); err != nil || !was {
+			return refused
+		}
+		already++
+	}
+	if already == len(numbers) {
+		return carrier.ErrAlreadyCancelled
 	}
 	return nil
+}
+
+// cancelled reports whether PPL's tracking of parcel number shows it
+// cancelled (an event of phase Canceled, or a statusId that means it).
+func (c *Carrier) cancelled(ctx context.Context, s carrier.Settings, number string) (bool, error) {
+	tr, err := c.Track(ctx, s, carrier.TrackingRequest{TrackingNumber: number})
+	if err != nil {
+		return false, err
+	}
+	for _, e := range tr.Events {
+		if e.Status == carrier.StatusCancelled {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func isRejection(err error) bool {
+	var one *carrier.Rejection
+	var many carrier.Rejections
+	return errors.As(err, &one) || errors.As(err, &many)
 }
 
 // checkPickupPoint refuses, before any call, a point on a product that
