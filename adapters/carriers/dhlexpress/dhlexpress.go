@@ -20,6 +20,18 @@
 //     "JD01…") [V]. ProviderShipmentID is the waybill; TrackingNumbers are the
 //     pieces' numbers in parcel order, matched through the referenceNumber the
 //     adapter gives each package (its parcel position, 1-based).
+//   - Booking once (ADR 0041): as soon as DHL answers the waybill, it and
+//     the pieces' numbers are recorded through ShipmentRequest.Booking as
+//     the booking's handle (JSON), before the rest of the answer is read.
+//     An attempt given the handle books nothing: it answers the waybill and
+//     pieces again, without labels, which DHL does not print again (below),
+//     so a booking whose answer's labels were lost (the process stopped, or
+//     shipd failed to merge them) ends created without a label, the
+//     carrier's to use or let expire. An answer whose pieces do not make one
+//     per parcel, or whose labels cannot be read, is answered short, never
+//     as a failure; resuming a handle short of a piece's number fails as
+//     unavailable: the MyDHL API reads pieces back only by tracking a
+//     waybill DHL has scanned.
 //   - Labels come only with the booking (documents[] typeCode "label",
 //     base64, in outputImageProperties.encodingFormat pdf, zpl, lp2 or epl)
 //     [V]; with splitTransportAndWaybillDocLabels and splitDocumentsByPages

@@ -112,6 +112,13 @@ func (f *fake) count(prefix string) int {
 	return n
 }
 
+// bookings counts the waybills DHL booked: what its records show.
+func (f *fake) bookings() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.shipments)
+}
+
 func (f *fake) failNext(statuses ...int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
+	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -127,10 +129,16 @@ func encodingFormat(format string) (string, bool) {
 }
 
 // CreateShipment books one waybill with one piece per parcel and returns
-// the pieces' tracking numbers and labels in parcel order.
+// the pieces' tracking numbers and labels in parcel order. As soon as DHL
+// answers the waybill, it and the pieces' numbers are recorded through
+// req.Booking, before the rest of the answer is read; an attempt given that
+// handle resumes the booking instead of making another (ADR 0041).
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
 	if err := checkSettings(s); err != nil {
 		return carrier.CreatedShipment{}, err
+	}
+	if req.Booking.Handle != "" {
+		return resume(req)
 	}
 	format := s.LabelFormat(req.LabelFormat)
 	body, err := c.buildShipment(s, req, format)
@@ -152,43 +160,76 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if err := json.Unmarshal(res.Body, &ans); err != nil {
 		return carrier.CreatedShipment{}, fmt.Errorf("dhl_express: create shipment: unreadable answer: %v", err)
 	}
-	numbers, err := pieceNumbers(ans, len(req.Parcels))
-	if err != nil {
+	if ans.ShipmentTrackingNumber == "" {
+		return carrier.CreatedShipment{}, fmt.Errorf("dhl_express: create shipment: the answer names no waybill")
+	}
+	numbers, numbersErr := pieceNumbers(ans, len(req.Parcels))
+	b := booking{Waybill: ans.ShipmentTrackingNumber, Pieces: numbers}
+	handle, _ := json.Marshal(b)
+	if err := carrierhttp.Accept(ctx, req.Booking, string(handle)); err != nil {
 		return carrier.CreatedShipment{}, err
 	}
-	labels, err := bookingLabels(ans, format, len(req.Parcels))
-	if err != nil {
-		return carrier.CreatedShipment{}, err
+	// DHL holds the waybill now: what follows can only leave the answer
+	// short (piece numbers shipd does not keep, no labels), never fail it.
+	out := b.created()
+	out.Price = price(ans)
+	if numbersErr == nil {
+		out.Labels, _ = bookingLabels(ans, format, len(req.Parcels))
 	}
-	return carrier.CreatedShipment{
-		ProviderShipmentID: ans.ShipmentTrackingNumber,
-		TrackingNumbers:    numbers,
-		Price:              price(ans),
-		Labels:             labels,
-	}, nil
+	return out, nil
+}
+
+// booking is the handle of a waybill DHL booked (ADR 0041): the waybill and
+// its pieces' numbers in parcel order ("" where the answer named none).
+type booking struct {
+	Waybill string   `json:"waybill"`
+	Pieces  []string `json:"pieces"`
+}
+
+func (b booking) created() carrier.CreatedShipment {
+	return carrier.CreatedShipment{ProviderShipmentID: b.Waybill, TrackingNumbers: b.Pieces}
+}
+
+// resume answers for the waybill an earlier attempt recorded, from its
+// handle. It has no labels: DHL prints them only in the booking's answer
+// (Labels says so), so the label step of a booking resumed ends without
+// one. A handle short of a piece's number is not completed: the MyDHL API
+// reads pieces back only through tracking, which knows a waybill once DHL
+// has scanned it.
+func resume(req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	var b booking
+	if err := json.Unmarshal([]byte(req.Booking.Handle), &b); err != nil {
+		return carrier.CreatedShipment{}, carrierhttp.Unavailable("dhl_express: the booking's handle %q is unreadable: %v", req.Booking.Handle, err)
+	}
+	if b.Waybill == "" || len(b.Pieces) != len(req.Parcels) || slices.Contains(b.Pieces, "") {
+		return carrier.CreatedShipment{}, carrierhttp.Unavailable("dhl_express: DHL's answer to the booking did not name a piece number for each of its %d parcels (%s), "+
+			"and the MyDHL API reads pieces back only by tracking a waybill DHL has scanned", len(req.Parcels), req.Booking.Handle)
+	}
+	return b.created(), nil
 }
 
 // pieceNumbers are the pieces' tracking numbers in parcel order: piece
-// referenceNumber n is parcel n (the adapter numbers them so).
+// referenceNumber n is parcel n (the adapter numbers them so). What fits a
+// parcel is kept even when the answer does not make one per parcel (the
+// error says what is wrong).
 func pieceNumbers(ans shipmentResponse, parcels int) ([]string, error) {
-	if ans.ShipmentTrackingNumber == "" {
-		return nil, fmt.Errorf("dhl_express: create shipment: the answer names no waybill")
-	}
-	if len(ans.Packages) != parcels {
-		return nil, fmt.Errorf("dhl_express: create shipment %s: %d pieces answered for %d parcels", ans.ShipmentTrackingNumber, len(ans.Packages), parcels)
-	}
 	out := make([]string, parcels)
+	var problem error
 	for i, p := range ans.Packages {
 		at := i // no reference number: answer order
 		if p.ReferenceNumber != 0 {
 			at = int(p.ReferenceNumber) - 1
 		}
 		if at < 0 || at >= parcels || out[at] != "" || p.TrackingNumber == "" {
-			return nil, fmt.Errorf("dhl_express: create shipment %s: piece %d (reference %v, number %q) fits no parcel", ans.ShipmentTrackingNumber, i+1, p.ReferenceNumber, p.TrackingNumber)
+			problem = fmt.Errorf("dhl_express: create shipment %s: piece %d (reference %v, number %q) fits no parcel", ans.ShipmentTrackingNumber, i+1, p.ReferenceNumber, p.TrackingNumber)
+			continue
 		}
 		out[at] = p.TrackingNumber
 	}
-	return out, nil
+	if problem == nil && len(ans.Packages) != parcels {
+		problem = fmt.Errorf("dhl_express: create shipment %s: %d pieces answered for %d parcels", ans.ShipmentTrackingNumber, len(ans.Packages), parcels)
+	}
+	return out, problem
 }
 
 // price is DHL's charge in the billing currency, nil when it names none.

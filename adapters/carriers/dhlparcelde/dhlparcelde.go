@@ -48,8 +48,21 @@
 // transferNote1 (required by DHL) is the shipment reference, else "shipd".
 //
 // Cancel: DELETE /orders?profile=…&shipment=…(repeated): only before DHL's
-// end-of-day manifest; DHL answers 400 per item for unknown or already
-// deleted shipments, which is a Rejection.
+// end-of-day manifest. DHL answers 400 per item for unknown or already
+// deleted shipments [V]: since shipd only deletes numbers DHL gave it, such
+// an answer for every parcel is carrier.ErrAlreadyCancelled (an earlier
+// cancel worked). The refusal of a manifested shipment is not documented,
+// so only an item whose words say unknown or deleted counts as deleted
+// (AssumedDeletedWords); any other refusal is a Rejection.
+//
+// Booking once (ADR 0041): as soon as DHL answers that every parcel's
+// shipment was created, their numbers are recorded through
+// ShipmentRequest.Booking as the booking's handle (comma-separated, in
+// parcel order), before the labels are read. An attempt given the handle
+// books nothing: it answers the numbers again, and shipd fetches the labels
+// with Labels (GET /orders). A booking answer whose labels are missing or
+// unreadable is answered without labels, never as a failure: DHL holds the
+// shipments.
 //
 // Tracking uses the Unified API (GET /track/shipments?trackingNumber=…
 // &service=parcel-de, header DHL-API-Key = clientId) rather than the Parcel DE
@@ -125,6 +138,14 @@ const (
 	// spec's examples and karrio read them so) [C].
 	AssumedItemsInRequestOrder = true
 )
+
+// AssumedDeletedWords are the words (lower case) of a refused DELETE /orders
+// item that mark DHL's documented answer for a shipment that does not exist
+// or was deleted already [V: the answer; U: its words, English or German as
+// Accept-Language picks]; a refusal without them (a manifested shipment's,
+// whose answer DHL does not document) is reported as a refusal.
+var AssumedDeletedWords = []string{"unknown", "does not exist", "not found", "already deleted", "was deleted",
+	"unbekannt", "nicht gefunden", "existiert nicht", "bereits gelöscht", "bereits storniert"}
 
 // Default setting values.
 const (

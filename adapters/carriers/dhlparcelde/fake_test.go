@@ -76,6 +76,13 @@ type fake struct {
 	refuseTokens bool                      // answer 401 to every shipping call
 	tokenStatus  int                       // answer the token endpoint with this status (problem body)
 	failItem     func(i int) *responseItem // refuse the i-th shipment of an order with this item
+	// failLabels is how many of the next label answers fail as DHL's
+	// label printing failing would: a booking answered without labels
+	// (its items created, label left out, as GET /orders leaves out a
+	// document it has not), a reprint answered 500 (its documented
+	// InternalServerError).
+	failLabels int
+	created    int // POST /orders that created shipments
 }
 
 func newFake(t *testing.T) *fake {
@@ -131,6 +138,32 @@ func (f *fake) revokeTokens() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tokens = map[string]bool{}
+}
+
+// failNextLabels makes the next n label answers fail (failLabels).
+func (f *fake) failNextLabels(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failLabels = n
+}
+
+// labelFails takes one failing label answer, if one is due.
+func (f *fake) labelFails() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failLabels == 0 {
+		return false
+	}
+	f.failLabels--
+	return true
+}
+
+// bookings counts the POST /orders that created shipments (one per parcel,
+// all of one booking): what DHL's records show as bookings.
+func (f *fake) bookings() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.created
 }
 
 func (f *fake) failNext(statuses ...int) {
@@ -295,6 +328,15 @@ func (f *fake) create(w http.ResponseWriter, r *http.Request, body []byte) {
 	f.orders = append(f.orders, order)
 	f.mu.Unlock()
 	format := map[string]string{"PDF": "pdf", "ZPL2": "zpl", "": "pdf"}[r.URL.Query().Get("docFormat")]
+	noLabels := f.labelFails()
+	made := false
+	defer func() {
+		if made {
+			f.mu.Lock()
+			f.created++
+			f.mu.Unlock()
+		}
+	}()
 	var items []responseItem
 	for i, sh := range order.Shipments {
 		pre := fmt.Sprintf("shipments[%d].", i)
@@ -325,7 +367,12 @@ func (f *fake) create(w http.ResponseWriter, r *http.Request, body []byte) {
 			ParcelIndex: 1, ParcelCount: 1, Weight: fmt.Sprintf("%.0f g", sh.Details.Weight.Value), Reference: sh.RefNo}
 		f.shipments[no] = &fakeShipment{label: l, cod: sh.Services != nil}
 		f.mu.Unlock()
-		items = append(items, f.item(no, l, format))
+		made = true
+		it := f.item(no, l, format)
+		if noLabels {
+			it.Label = nil
+		}
+		items = append(items, it)
 	}
 	writeLabelData(w, items)
 }
@@ -346,6 +393,10 @@ func (f *fake) item(no string, l labels.ParcelLabel, format string) responseItem
 
 // reprint is GET /orders?shipment=…: the labels of existing shipments.
 func (f *fake) reprint(w http.ResponseWriter, r *http.Request) {
+	if f.labelFails() {
+		problem(w, http.StatusInternalServerError, "Internal Server Error", "label printing failed")
+		return
+	}
 	format := map[string]string{"PDF": "pdf", "ZPL2": "zpl", "": "pdf"}[r.URL.Query().Get("docFormat")]
 	var items []responseItem
 	for _, no := range r.URL.Query()["shipment"] {

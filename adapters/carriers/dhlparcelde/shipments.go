@@ -8,9 +8,11 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
+	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -91,10 +93,17 @@ func docFormat(format string) (string, bool) {
 	return "", false
 }
 
-// CreateShipment books one DHL shipment per parcel in one POST /orders.
+// CreateShipment books one DHL shipment per parcel in one POST /orders. As
+// soon as DHL answers that it created them all, their shipment numbers are
+// recorded through req.Booking (the handle, comma-separated in parcel order)
+// before the labels are read; an attempt given that handle resumes the
+// booking instead of making another (ADR 0041).
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
 	if err := checkCredentials(s); err != nil {
 		return carrier.CreatedShipment{}, err
+	}
+	if req.Booking.Handle != "" {
+		return resume(req)
 	}
 	format := s.LabelFormat(req.LabelFormat)
 	order, err := buildOrder(s, req, format)
@@ -126,27 +135,44 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if problems := itemRejections(ld.Items); len(problems) > 0 {
 		return carrier.CreatedShipment{}, c.deleteCreated(ctx, s, ld.Items, carrier.RejectionOf(problems))
 	}
-	out := carrier.CreatedShipment{}
-	complete := true
 	// Item i is parcel i (AssumedItemsInRequestOrder).
+	nums := make([]string, len(ld.Items))
 	for i, it := range ld.Items {
 		if it.ShipmentNo == "" {
 			return carrier.CreatedShipment{}, c.deleteCreated(ctx, s, ld.Items,
 				fmt.Errorf("dhl_parcel_de: create shipment: parcel %d has no shipment number", i+1))
 		}
-		out.TrackingNumbers = append(out.TrackingNumbers, it.ShipmentNo)
+		nums[i] = it.ShipmentNo
+	}
+	if err := carrierhttp.Accept(ctx, req.Booking, strings.Join(nums, handleSeparator)); err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	out := carrier.CreatedShipment{ProviderShipmentID: nums[0], TrackingNumbers: nums}
+	for _, it := range ld.Items {
 		l, ok, err := labelOf(it, format)
-		if err != nil {
-			return carrier.CreatedShipment{}, err
+		if err != nil || !ok {
+			// A label is missing or unreadable: DHL holds the shipments, so
+			// the booking stands and shipd fetches the labels with Labels.
+			out.Labels = nil
+			break
 		}
-		complete = complete && ok
 		out.Labels = append(out.Labels, l)
 	}
-	if !complete {
-		out.Labels = nil // a label is missing: shipd fetches them all with Labels
-	}
-	out.ProviderShipmentID = out.TrackingNumbers[0]
 	return out, nil
+}
+
+// handleSeparator joins the shipment numbers of a booking's handle.
+const handleSeparator = ","
+
+// resume answers for the booking an earlier attempt recorded: its handle
+// holds every parcel's shipment number, all DHL's answer named (the labels
+// are fetched again with Labels). Nothing is booked.
+func resume(req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	nums := strings.Split(req.Booking.Handle, handleSeparator)
+	if len(nums) != len(req.Parcels) || slices.Contains(nums, "") {
+		return carrier.CreatedShipment{}, carrierhttp.Unavailable("dhl_parcel_de: the booking's handle %q does not name one DHL shipment per parcel (%d), and DHL has no way to look shipments up by anything else", req.Booking.Handle, len(req.Parcels))
+	}
+	return carrier.CreatedShipment{ProviderShipmentID: nums[0], TrackingNumbers: nums}, nil
 }
 
 // deleteCreated cancels, best effort, the items of a failed booking that
@@ -327,6 +353,10 @@ func numbers(ref carrier.ShipmentRef) []string {
 }
 
 // CancelShipment deletes every parcel's DHL shipment in one DELETE /orders.
+// A shipment DHL says it no longer knows was deleted before (an earlier
+// cancel that worked): when every parcel's is, the cancel answers
+// carrier.ErrAlreadyCancelled; when some are and the others are deleted now,
+// it worked.
 func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref carrier.ShipmentRef) error {
 	if err := checkCredentials(s); err != nil {
 		return err
@@ -335,24 +365,57 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 	if len(nums) == 0 {
 		return carrier.Reject("", "the shipment has no DHL shipment numbers to cancel")
 	}
-	_, err := c.cancel(ctx, s, nums)
-	return err
+	ld, err := c.deleteOrders(ctx, s, nums)
+	if err != nil {
+		return err
+	}
+	refused := itemRejections(ld.Items)
+	if len(refused) == 0 {
+		return nil
+	}
+	deletedBefore := 0
+	for _, it := range ld.Items {
+		switch {
+		case it.Sstatus.ok():
+		case deletedAlready(it):
+			deletedBefore++
+		default:
+			return carrier.RejectionOf(refused)
+		}
+	}
+	if deletedBefore == len(nums) {
+		return carrier.ErrAlreadyCancelled
+	}
+	return nil
+}
+
+// deletedAlready reports whether a refused item of a DELETE /orders answer
+// is DHL saying the shipment is gone. DHL documents its per-item 400 for a
+// shipment that does not exist or was already deleted [V], but not how it
+// refuses a manifested one, so only a status whose words say the number is
+// unknown or deleted counts (AssumedDeletedWords); any other refusal stays
+// one.
+func deletedAlready(it responseItem) bool {
+	if it.Sstatus.code() != http.StatusBadRequest {
+		return false
+	}
+	text := strings.ToLower(it.Sstatus.Title + " " + it.Sstatus.Detail)
+	for _, m := range it.ValidationMessages {
+		text += " " + strings.ToLower(m.ValidationMessage)
+	}
+	for _, w := range AssumedDeletedWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // cancel deletes DHL shipments nums in one DELETE /orders. When it fails,
 // left is what DHL still holds: the numbers its answer does not say it
 // deleted, every one of them when no usable answer came.
 func (c *Carrier) cancel(ctx context.Context, s carrier.Settings, nums []string) (left []string, err error) {
-	q := url.Values{"profile": {profile(s)}, "shipment": nums}
-	u := c.apiHost(s) + shippingBase + "/orders?" + q.Encode()
-	res, err := c.call(ctx, s, func() (*http.Request, error) { return newRequest(ctx, http.MethodDelete, u, nil) })
-	if err != nil {
-		return nums, err
-	}
-	if res.Status != http.StatusOK && res.Status != http.StatusMultiStatus {
-		return nums, answerError(res.Status, res.Body, "cancellation")
-	}
-	ld, err := decodeLabelData(res.Body, "cancel shipment")
+	ld, err := c.deleteOrders(ctx, s, nums)
 	if err != nil {
 		return nums, err
 	}
@@ -381,4 +444,24 @@ func notDeleted(nums []string, items []responseItem) []string {
 		return nums
 	}
 	return left
+}
+
+// deleteOrders is DELETE /orders of nums: DHL's answer, one item per
+// shipment (200 or 207, or 400 for a single refused one).
+func (c *Carrier) deleteOrders(ctx context.Context, s carrier.Settings, nums []string) (labelDataResponse, error) {
+	q := url.Values{"profile": {profile(s)}, "shipment": nums}
+	u := c.apiHost(s) + shippingBase + "/orders?" + q.Encode()
+	res, err := c.call(ctx, s, func() (*http.Request, error) { return newRequest(ctx, http.MethodDelete, u, nil) })
+	if err != nil {
+		return labelDataResponse{}, err
+	}
+	if res.Status == http.StatusBadRequest {
+		if ld, err := decodeLabelData(res.Body, "cancel shipment"); err == nil && len(ld.Items) > 0 {
+			return ld, nil
+		}
+	}
+	if res.Status != http.StatusOK && res.Status != http.StatusMultiStatus {
+		return labelDataResponse{}, answerError(res.Status, res.Body, "cancellation")
+	}
+	return decodeLabelData(res.Body, "cancel shipment")
 }

@@ -150,8 +150,10 @@ func TestCreateLabelsTrackCancel(t *testing.T) {
 					t.Errorf("shipment %s not deleted", n)
 				}
 			}
-			if err := c.CancelShipment(ctx, s, ref); len(rejectionsOf(t, err)) != 3 {
-				t.Errorf("second cancel: %v", err)
+			// DHL answers a deleted shipment as unknown [V]: the second
+			// cancel (the first's answer lost) is told it is done already.
+			if err := c.CancelShipment(ctx, s, ref); !errors.Is(err, carrier.ErrAlreadyCancelled) {
+				t.Errorf("second cancel: %v, want ErrAlreadyCancelled", err)
 			}
 			if _, err := c.Labels(ctx, s, ref, format); len(rejectionsOf(t, err)) != 3 {
 				t.Errorf("labels of a cancelled shipment: %v", err)
@@ -175,6 +177,54 @@ func TestCancelRefusedOnceManifested(t *testing.T) {
 	rs := rejectionsOf(t, err)
 	if len(rs) != 1 || !strings.Contains(rs[0].Message, "cannot be deleted") {
 		t.Errorf("cancel of a manifested shipment: %v", err)
+	}
+}
+
+// A cancel retried after its answer was lost finds DHL's documented answer
+// for deleted shipments ("does not exist (or was already deleted)", 400 per
+// item): every parcel's is ErrAlreadyCancelled, a single parcel's too (DHL
+// answers that one with HTTP 400); some deleted before and the rest now is a
+// cancel that worked; a manifested parcel among them keeps it a refusal.
+func TestCancelOfDeletedShipments(t *testing.T) {
+	f := newFake(t)
+	c := f.carrier()
+	s := testSettings()
+	ctx := context.Background()
+	book := func(parcels ...carrier.Parcel) carrier.ShipmentRef {
+		out, err := c.CreateShipment(ctx, s, request(parcels...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return carrier.ShipmentRef{ProviderShipmentID: out.ProviderShipmentID, TrackingNumbers: out.TrackingNumbers}
+	}
+
+	one := book(parcel(1))
+	if err := c.CancelShipment(ctx, s, one); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CancelShipment(ctx, s, one); !errors.Is(err, carrier.ErrAlreadyCancelled) {
+		t.Errorf("a single parcel's second cancel: %v, want ErrAlreadyCancelled", err)
+	}
+
+	two := book(parcel(1), parcel(2))
+	if err := c.CancelShipment(ctx, s, carrier.ShipmentRef{TrackingNumbers: two.TrackingNumbers[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CancelShipment(ctx, s, two); err != nil {
+		t.Errorf("one parcel deleted before, the other now: %v, want nil", err)
+	}
+	if !f.shipments[two.TrackingNumbers[1]].deleted {
+		t.Error("the second parcel was not deleted")
+	}
+
+	mixed := book(parcel(1), parcel(2))
+	if err := c.CancelShipment(ctx, s, carrier.ShipmentRef{TrackingNumbers: mixed.TrackingNumbers[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	f.manifested[mixed.TrackingNumbers[1]] = true
+	rs := rejectionsOf(t, c.CancelShipment(ctx, s, mixed))
+	if len(rs) != 2 || !strings.Contains(rs[1].Message, "cannot be deleted") {
+		t.Errorf("a deleted and a manifested parcel: %v, want both refusals", rs)
 	}
 }
 

@@ -26,10 +26,17 @@
 // shipd parcel (weight kg, sizes cm), policy ALL_OR_NOTHING, langCode PL.
 // DPD answers a waybill per parcel, in parcel order [C]; the waybills are the
 // tracking numbers and the package's PackageId the provider shipment id.
-// Booking is synchronous: there is no handle to remember, ShipmentRequest.
-// Booking is not used. A package DPD refuses answers Status INCORRECT_DATA
-// (or another ValidationStatusPGREnumV1 value) with ValidationInfo entries,
-// which become Rejections on shipd's fields (errors.go).
+// Booking is synchronous, and booked once (ADR 0041): as soon as DPD answers
+// the package booked, its PackageId and waybills are recorded through
+// ShipmentRequest.Booking as the booking's handle (JSON), and an attempt
+// given the handle books nothing: it answers them again, and shipd prints
+// the labels with Labels. An answer whose waybills do not make one per
+// parcel is answered short (shipd keeps none); resuming it fails as
+// unavailable, since the service has no operation that reads a package back,
+// and the label step gives up with the package DPD's. A package DPD
+// refuses answers Status INCORRECT_DATA (or another
+// ValidationStatusPGREnumV1 value) with ValidationInfo entries, which become
+// Rejections on shipd's fields (errors.go).
 //
 // Products (setting productType): CLASSIC (DPD Classic, to the address) and
 // PICKUP (DPD Pickup: services.dpdPickup {pudo} names the pickup point, so

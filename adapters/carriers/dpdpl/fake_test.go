@@ -67,6 +67,24 @@ type fakeDPD struct {
 	failCount int // answer failStatus to this many calls; -1 = always
 	failStat  int
 	hang      bool
+	// failLabels is how many of the next generateSpedLabelsV4 calls fail as
+	// DPD's printing being down would: HTTP 503, no SOAP answer.
+	failLabels int
+	bookings   int // generatePackagesNumbersV4 calls that booked a package
+}
+
+// failNextLabels makes the next n label calls fail (failLabels).
+func (f *fakeDPD) failNextLabels(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failLabels = n
+}
+
+// bookingCount is how many bookings made packages: what DPD's records show.
+func (f *fakeDPD) bookingCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bookings
 }
 
 func newFake(t *testing.T, name string) *fakeDPD {
@@ -178,6 +196,17 @@ func (f *fakeDPD) serve(service wsdl) http.HandlerFunc {
 		case "generatePackagesNumbersV4":
 			f.generatePackages(w, op)
 		case "generateSpedLabelsV4":
+			f.mu.Lock()
+			down := f.failLabels > 0
+			if down {
+				f.failLabels--
+			}
+			f.mu.Unlock()
+			if down {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, "<html><body>Service Unavailable</body></html>")
+				return
+			}
 			f.generateLabels(w, op)
 		case "getEventsForWaybillV1":
 			f.getEvents(w, op)
@@ -371,6 +400,7 @@ func (f *fakeDPD) generatePackages(w http.ResponseWriter, op *xmlNode) {
 		}
 		out.WriteString("<Parcels>" + parcelXML.String() + "</Parcels></Package>")
 		if pkgOK {
+			f.bookings++
 			for _, p := range booked {
 				f.parcels[p.waybill] = p
 				f.events[p.waybill] = []fakeEvent{{code: "030103", description: "Zarejestrowano dane przesyłki", at: "2026-11-21 09:00:00"}}

@@ -2,13 +2,16 @@ package dpdpl
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -105,13 +108,18 @@ var currencies = map[string]bool{
 }
 
 // CreateShipment books req as one DPD package of one parcel per shipd
-// parcel; the waybills are the tracking numbers, in parcel order. Labels are
-// printed by a second call (Labels), so a failure to print never books
-// twice.
+// parcel; the waybills are the tracking numbers, in parcel order. As soon as
+// DPD answers the package booked, its PackageId and waybills are recorded
+// through req.Booking, and an attempt given that handle resumes the booking
+// instead of making another (ADR 0041). Labels are printed by a second call
+// (Labels).
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
 	auth, err := authOf(s)
 	if err != nil {
 		return carrier.CreatedShipment{}, err
+	}
+	if req.Booking.Handle != "" {
+		return resume(req)
 	}
 	pkg, err := packageOf(req, s, auth.MasterFid)
 	if err != nil {
@@ -137,17 +145,48 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	if p.Status != statusOK || out.Return.Status != statusOK {
 		return carrier.CreatedShipment{}, packageRejection(out.Return.Status, p)
 	}
-	if len(p.Parcels) != len(req.Parcels) {
-		return carrier.CreatedShipment{}, fmt.Errorf("dpd_pl: package %s has %d parcels, %d were booked", p.PackageID, len(p.Parcels), len(req.Parcels))
+	if p.PackageID == "" {
+		return carrier.CreatedShipment{}, fmt.Errorf("dpd_pl: the booked package came without a PackageId")
 	}
-	created := carrier.CreatedShipment{ProviderShipmentID: p.PackageID}
-	for i, parcel := range p.Parcels {
-		if parcel.Waybill == "" {
-			return carrier.CreatedShipment{}, fmt.Errorf("dpd_pl: parcel %d of package %s has no waybill", i+1, p.PackageID)
-		}
-		created.TrackingNumbers = append(created.TrackingNumbers, parcel.Waybill)
+	b := booking{PackageID: p.PackageID}
+	for _, parcel := range p.Parcels {
+		b.Waybills = append(b.Waybills, parcel.Waybill)
 	}
-	return created, nil
+	handle, _ := json.Marshal(b)
+	if err := carrierhttp.Accept(ctx, req.Booking, string(handle)); err != nil {
+		return carrier.CreatedShipment{}, err
+	}
+	// DPD holds the package now: waybills that do not make one per parcel
+	// leave the answer short (shipd keeps none), never fail the booking.
+	return b.created(), nil
+}
+
+// booking is the handle of a package DPD booked (ADR 0041): its PackageId
+// and its parcels' waybills in parcel order, as DPD's answer named them.
+type booking struct {
+	PackageID string   `json:"package_id"`
+	Waybills  []string `json:"waybills"`
+}
+
+func (b booking) created() carrier.CreatedShipment {
+	return carrier.CreatedShipment{ProviderShipmentID: b.PackageID, TrackingNumbers: b.Waybills}
+}
+
+// resume answers for the package an earlier attempt recorded, from its
+// handle; the labels are printed with Labels, by waybill. A handle short of
+// a parcel's waybill is not completed: dpdservices has no operation that
+// reads a package back (the WSDL's operations book, print, call pickups and
+// find postal codes).
+func resume(req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	var b booking
+	if err := json.Unmarshal([]byte(req.Booking.Handle), &b); err != nil {
+		return carrier.CreatedShipment{}, carrierhttp.Unavailable("dpd_pl: the booking's handle %q is unreadable: %v", req.Booking.Handle, err)
+	}
+	if b.PackageID == "" || len(b.Waybills) != len(req.Parcels) || slices.Contains(b.Waybills, "") {
+		return carrier.CreatedShipment{}, carrierhttp.Unavailable("dpd_pl: DPD's answer to the booking did not name a waybill for each of its %d parcels (%s), "+
+			"and DPD Poland's API has no operation that reads a package's waybills back", len(req.Parcels), req.Booking.Handle)
+	}
+	return b.created(), nil
 }
 
 // packageOf is req as DPD's package, refusing first what DPD is known to

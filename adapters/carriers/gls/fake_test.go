@@ -72,6 +72,36 @@ type fake struct {
 	trackStatus    int  // answer every T&T call with this status (e.g. 429)
 	tokenStatus    int  // answer the token endpoint with this status
 	printDataArray bool // PrintData.Data as the spec's array of base64 strings
+	// failLabels is how many of the next label answers fail as GLS's
+	// printing failing would: a booking answered without PrintData (which
+	// CreatedShipment does not require), a reprint answered 503.
+	failLabels int
+	bookings   int // bookings that made parcels
+}
+
+// failNextLabels makes the next n label answers fail (failLabels).
+func (f *fake) failNextLabels(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failLabels = n
+}
+
+// labelFails takes one failing label answer, if one is due.
+func (f *fake) labelFails() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failLabels == 0 {
+		return false
+	}
+	f.failLabels--
+	return true
+}
+
+// bookingCount is how many bookings made parcels: what GLS's records show.
+func (f *fake) bookingCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bookings
 }
 
 type fakeToken struct {
@@ -394,6 +424,7 @@ func (f *fake) create(w http.ResponseWriter, r *http.Request, body []byte) {
 		parcelData = append(parcelData, map[string]any{"TrackID": p.trackID, "ParcelNumber": p.number,
 			"Barcodes": map[string]any{"Primary1D": p.number, "Primary1DPrint": true}})
 	}
+	f.bookings++
 	f.mu.Unlock()
 	doc, err := labels.Merge(format, parts)
 	if err != nil {
@@ -401,10 +432,13 @@ func (f *fake) create(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
-	writeJSON(w, http.StatusOK, MediaType, map[string]any{"CreatedShipment": map[string]any{
-		"ShipmentReference": sh.ShipmentReference, "ParcelData": parcelData,
+	created := map[string]any{"ShipmentReference": sh.ShipmentReference, "ParcelData": parcelData,
 		"PrintData":  []map[string]any{{"Data": f.printData(doc), "LabelFormat": req.PrintingOptions.ReturnLabels.LabelFormat}},
-		"CustomerID": "2764200001", "PickupLocation": "DE 276"}})
+		"CustomerID": "2764200001", "PickupLocation": "DE 276"}
+	if f.labelFails() {
+		delete(created, "PrintData")
+	}
+	writeJSON(w, http.StatusOK, MediaType, map[string]any{"CreatedShipment": created})
 }
 
 func (f *fake) printData(doc []byte) any {
@@ -416,6 +450,10 @@ func (f *fake) printData(doc []byte) any {
 }
 
 func (f *fake) reprint(w http.ResponseWriter, body []byte) {
+	if f.labelFails() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
 	var req struct {
 		TrackID         string
 		PrintingOptions struct{ ReturnLabels returnLabels }

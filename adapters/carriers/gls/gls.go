@@ -26,7 +26,20 @@
 // The booking answers PrintData, normally one document holding every
 // parcel's label in parcel order; Labels fetches them again per parcel with
 // POST /rs/shipments/reprintparcel. Cancel: POST /rs/shipments/cancel/{TrackID}
-// per parcel.
+// per parcel. GLS documents no answer for a parcel cancelled already
+// (CancelParcelResponse.Result lists no values), so no cancel is reported as
+// carrier.ErrAlreadyCancelled; a 200 counts as cancelled.
+//
+// Booking once (ADR 0041): as soon as GLS answers the parcels it booked,
+// their TrackIDs and ParcelNumbers are recorded through
+// ShipmentRequest.Booking as the booking's handle (JSON, parcel order),
+// before the labels are read. An attempt given the handle books nothing: it
+// answers the numbers again and shipd prints the labels with Labels. An
+// answer whose labels are missing or unreadable is answered without them; one
+// that names fewer parcels than were booked is answered short (shipd keeps
+// no tracking numbers then), and resuming it fails as unavailable: ShipIT
+// has no operation that lists a shipment's parcels, so the label step gives
+// up with the shipment GLS's.
 //
 // Errors: ShipIT says no with a 4xx whose headers "error" and "message"
 // carry the reason and whose body is empty; those become *carrier.Rejection,

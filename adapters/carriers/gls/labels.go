@@ -105,7 +105,13 @@ func (c *Carrier) Labels(ctx context.Context, s carrier.Settings, ref carrier.Sh
 		if err := json.Unmarshal(res.Body, &r); err != nil {
 			return nil, fmt.Errorf("gls: reading the reprint of %s: %w", id, err)
 		}
-		labels, err := documentLabels(r.CreatedShipment.PrintData, format)
+		var docs []document
+		if len(r.CreatedShipment.PrintData) > 0 {
+			if err := json.Unmarshal(r.CreatedShipment.PrintData, &docs); err != nil {
+				return nil, fmt.Errorf("gls: reading the reprint of %s: %w", id, err)
+			}
+		}
+		labels, err := documentLabels(docs, format)
 		if err != nil {
 			return nil, err
 		}

@@ -7,9 +7,11 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
+	"shipd/adapters/carriers/internal/carrierhttp"
 	"shipd/platform/carrier"
 )
 
@@ -76,6 +78,8 @@ type (
 )
 
 // ShipIT answer shapes (CreateParcelsResponse, ReprintParcelResponse).
+// PrintData is read apart from ParcelData: labels that cannot be read do
+// not hide the parcels GLS booked.
 type (
 	createdResponse struct {
 		CreatedShipment struct {
@@ -83,7 +87,7 @@ type (
 				TrackID      string `json:"TrackID"`
 				ParcelNumber string `json:"ParcelNumber"`
 			} `json:"ParcelData"`
-			PrintData []document `json:"PrintData"`
+			PrintData json.RawMessage `json:"PrintData"`
 		} `json:"CreatedShipment"`
 	}
 	cancelResponse struct {
@@ -92,10 +96,35 @@ type (
 	}
 )
 
+// booking is the handle of a booking GLS accepted (ADR 0041): every
+// parcel's TrackID and ParcelNumber, in parcel order, as its answer named
+// them.
+type booking struct {
+	TrackIDs      []string `json:"track_ids"`
+	ParcelNumbers []string `json:"parcel_numbers"`
+}
+
+// created is the booking as shipd keeps it: the TrackIDs comma-separated as
+// the provider shipment id, the ParcelNumbers as tracking numbers.
+func (b booking) created() carrier.CreatedShipment {
+	return carrier.CreatedShipment{ProviderShipmentID: strings.Join(b.TrackIDs, ","), TrackingNumbers: b.ParcelNumbers}
+}
+
+// whole reports whether b names both numbers of each of n parcels.
+func (b booking) whole(n int) bool {
+	return len(b.TrackIDs) == n && len(b.ParcelNumbers) == n && !slices.Contains(b.TrackIDs, "") && !slices.Contains(b.ParcelNumbers, "")
+}
+
 // CreateShipment books req as one GLS shipment with one ShipmentUnit per
 // parcel; the tracking numbers are the ParcelNumbers, the provider shipment
-// id the TrackIDs (see the package doc).
+// id the TrackIDs (see the package doc). As soon as GLS answers the parcels
+// it booked, their numbers are recorded through req.Booking before anything
+// else is read; an attempt given that handle resumes the booking instead of
+// making another (ADR 0041).
 func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	if req.Booking.Handle != "" {
+		return resume(req)
+	}
 	e := c.env(s)
 	format := s.LabelFormat(req.LabelFormat)
 	body, err := buildShipment(s, req, format)
@@ -115,24 +144,47 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		return carrier.CreatedShipment{}, fmt.Errorf("gls: reading the booking: %w", err)
 	}
 	parcels := out.CreatedShipment.ParcelData
-	if len(parcels) != len(req.Parcels) {
-		return carrier.CreatedShipment{}, fmt.Errorf("gls: booked %d parcels, GLS answered %d", len(req.Parcels), len(parcels))
+	if len(parcels) == 0 {
+		return carrier.CreatedShipment{}, fmt.Errorf("gls: booked %d parcels, GLS answered none", len(req.Parcels))
 	}
-	created := carrier.CreatedShipment{}
-	trackIDs := make([]string, len(parcels))
-	for i, p := range parcels {
-		if p.ParcelNumber == "" || p.TrackID == "" {
-			return carrier.CreatedShipment{}, fmt.Errorf("gls: parcel %d came back without ParcelNumber or TrackID", i)
-		}
-		created.TrackingNumbers = append(created.TrackingNumbers, p.ParcelNumber)
-		trackIDs[i] = p.TrackID
+	var b booking
+	for _, p := range parcels {
+		b.TrackIDs = append(b.TrackIDs, p.TrackID)
+		b.ParcelNumbers = append(b.ParcelNumbers, p.ParcelNumber)
 	}
-	created.ProviderShipmentID = strings.Join(trackIDs, ",")
-	created.Labels, err = documentLabels(out.CreatedShipment.PrintData, format)
-	if err != nil {
+	handle, _ := json.Marshal(b)
+	if err := carrierhttp.Accept(ctx, req.Booking, string(handle)); err != nil {
 		return carrier.CreatedShipment{}, err
 	}
+	// GLS holds the parcels now: what follows can only leave the answer
+	// short (numbers shipd does not keep, labels it fetches with Labels),
+	// never fail the booking.
+	created := b.created()
+	if !b.whole(len(req.Parcels)) {
+		return created, nil
+	}
+	var docs []document
+	if len(out.CreatedShipment.PrintData) > 0 && json.Unmarshal(out.CreatedShipment.PrintData, &docs) == nil {
+		created.Labels, _ = documentLabels(docs, format)
+	}
 	return created, nil
+}
+
+// resume answers for the booking an earlier attempt recorded, from its
+// handle (the labels are printed again with Labels). A handle that lacks a
+// parcel's numbers is not completed: GLS's schema requires both of every
+// ParcelData, so an answer without them is outside its documentation, and
+// ShipIT has no operation that lists a shipment's parcels.
+func resume(req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
+	var b booking
+	if err := json.Unmarshal([]byte(req.Booking.Handle), &b); err != nil {
+		return carrier.CreatedShipment{}, carrierhttp.Unavailable("gls: the booking's handle %q is unreadable: %v", req.Booking.Handle, err)
+	}
+	if !b.whole(len(req.Parcels)) {
+		return carrier.CreatedShipment{}, carrierhttp.Unavailable("gls: GLS's answer to the booking did not name a TrackID and ParcelNumber for each of its %d parcels (%s), "+
+			"and ShipIT has no operation that lists a shipment's parcels to read them back", len(req.Parcels), req.Booking.Handle)
+	}
+	return b.created(), nil
 }
 
 func buildShipment(s carrier.Settings, req carrier.ShipmentRequest, format string) (shipmentRequest, error) {
