@@ -112,7 +112,8 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 		if err != nil {
 			return err
 		}
-		if len(events) == 0 && bytes.Equal(state, before) {
+		parts := sh.TakeLabelPartsChange()
+		if len(events) == 0 && bytes.Equal(state, before) && parts == nil {
 			return nil // nothing changed
 		}
 		due := sh.AwaitsCarrier()
@@ -121,6 +122,11 @@ func (r *PostgresRepository) Update(ctx context.Context, id string, fn func(sh *
 			id, st.Status, string(state), st.Version, st.UpdatedAt, due)
 		if err != nil {
 			return fmt.Errorf("updating shipment: %w", err)
+		}
+		if parts != nil {
+			if err := saveLabelParts(ctx, tx, id, *parts); err != nil {
+				return err
+			}
 		}
 		if l := sh.TakeNewLabel(); l != nil {
 			_, err = tx.ExecContext(ctx, `INSERT INTO shipments.labels (shipment_id, format, mime_type, data, created_at)
@@ -159,6 +165,39 @@ func (r *PostgresRepository) Delete(ctx context.Context, id string, fn func(sh *
 		}
 		return r.publish(ctx, tx, events, nil)
 	})
+}
+
+// saveLabelParts replaces the shipment's kept label parts with parts (none
+// forgets them).
+func saveLabelParts(ctx context.Context, tx *sqlx.Tx, id string, parts domain.LabelParts) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM shipments.label_parts WHERE shipment_id = $1`, id); err != nil {
+		return fmt.Errorf("forgetting label parts: %w", err)
+	}
+	for i, data := range parts.Parts {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO shipments.label_parts (shipment_id, part, format, data) VALUES ($1, $2, $3, $4)`,
+			id, i, parts.Format, data); err != nil {
+			return fmt.Errorf("keeping label parts: %w", err)
+		}
+	}
+	return nil
+}
+
+// LabelParts returns the kept label parts, in parcel order.
+func (r *PostgresRepository) LabelParts(ctx context.Context, id string) (domain.LabelParts, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT format, data FROM shipments.label_parts WHERE shipment_id = $1 ORDER BY part`, id)
+	if err != nil {
+		return domain.LabelParts{}, fmt.Errorf("loading label parts: %w", err)
+	}
+	defer rows.Close() // read only; rows.Err below reports a failed read
+	var out domain.LabelParts
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&out.Format, &data); err != nil {
+			return domain.LabelParts{}, fmt.Errorf("loading label parts: %w", err)
+		}
+		out.Parts = append(out.Parts, data)
+	}
+	return out, rows.Err()
 }
 
 // Label returns the stored merged label, or nil.

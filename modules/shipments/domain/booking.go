@@ -139,6 +139,7 @@ func (sh *Shipment) LabelReady(label Label, now time.Time) error {
 }
 
 func (sh *Shipment) labelReady(label Label) {
+	sh.DropLabelParts() // merged: no longer needed
 	sh.created()
 	sh.s.HasLabel = true
 	sh.s.LabelAttempts = 0
@@ -254,4 +255,34 @@ const leftoverNote = "a failed booking attempt left shipments at the carrier tha
 func (sh *Shipment) NoteLeftAtCarrier(providerIDs []string, cause string, now time.Time) {
 	sh.s.Errors = append(sh.s.Errors, Problem{Message: leftoverNote + strings.Join(providerIDs, ", ") + " (" + cause + "); cancel them with the carrier"})
 	sh.touch(now)
+}
+
+// LabelParts are the per-parcel labels a carrier's booking answer brought,
+// in parcel order, kept with the acceptance until the merged label is
+// stored: a label step that failed after the answer merges them again
+// rather than ask a carrier that may print a label only at booking (DHL
+// Express).
+type LabelParts struct {
+	Format string
+	Parts  [][]byte
+}
+
+// KeepLabelParts keeps the answer's labels with a shipment the carrier
+// holds whose label is still to come.
+func (sh *Shipment) KeepLabelParts(p LabelParts) {
+	if sh.AwaitsLabel() && len(p.Parts) > 0 {
+		sh.partsChange = &p
+	}
+}
+
+// DropLabelParts forgets kept labels that did not merge: the next try asks
+// the carrier for them.
+func (sh *Shipment) DropLabelParts() { sh.partsChange = &LabelParts{} }
+
+// TakeLabelPartsChange returns, once, what the repository is to keep of
+// the answer's labels: nil for no change, no parts to forget them.
+func (sh *Shipment) TakeLabelPartsChange() *LabelParts {
+	p := sh.partsChange
+	sh.partsChange = nil
+	return p
 }

@@ -23,4 +23,8 @@ type Repository interface {
 	Delete(ctx context.Context, id string, fn func(sh *Shipment) ([]Event, error)) error
 	// Label returns the stored merged label; nil when there is none.
 	Label(ctx context.Context, id string) (*Label, error)
+	// LabelParts returns the labels of the carrier's answer kept with the
+	// acceptance (KeepLabelParts); none once the label is stored, or
+	// dropped. Update saves a change of them (TakeLabelPartsChange).
+	LabelParts(ctx context.Context, id string) (LabelParts, error)
 }

@@ -79,6 +79,9 @@ type Shipment struct {
 	s        Stored
 	newLabel *Label
 	tracking *TrackingRequest // RequestTracking's, until the repository takes it
+	// partsChange is what KeepLabelParts or DropLabelParts asked of the
+	// repository, until it takes it.
+	partsChange *LabelParts
 }
 
 // New makes a pending shipment of the account, under id, of what r asks,

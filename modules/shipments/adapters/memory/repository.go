@@ -29,6 +29,7 @@ type Repository struct {
 	rows   map[string]row
 	seq    int // order of insertion, the list's newest first
 	labels map[string]domain.Label
+	parts  map[string]domain.LabelParts
 	asked  []domain.TrackingRequest
 }
 
@@ -39,7 +40,7 @@ type row struct {
 
 // NewRepository returns an empty repository.
 func NewRepository() *Repository {
-	return &Repository{rows: map[string]row{}, labels: map[string]domain.Label{}}
+	return &Repository{rows: map[string]row{}, labels: map[string]domain.Label{}, parts: map[string]domain.LabelParts{}}
 }
 
 var _ domain.Repository = (*Repository)(nil)
@@ -112,10 +113,14 @@ func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shi
 		if err != nil {
 			return err
 		}
-		if len(events) == 0 && bytes.Equal(state, r.rows[id].state) {
+		parts := sh.TakeLabelPartsChange()
+		if len(events) == 0 && bytes.Equal(state, r.rows[id].state) && parts == nil {
 			return nil
 		}
 		r.rows[id] = row{state: state, seq: r.rows[id].seq}
+		if parts != nil {
+			r.parts[id] = domain.LabelParts{Format: parts.Format, Parts: clonedParts(parts.Parts)}
+		}
 		if l := sh.TakeNewLabel(); l != nil {
 			r.labels[id] = *l
 		}
@@ -129,6 +134,7 @@ func (r *Repository) Delete(_ context.Context, id string, fn func(sh *domain.Shi
 	return memrepo.Delete(&r.book, id, r.load, fn, func(*domain.Shipment) {
 		delete(r.rows, id)
 		delete(r.labels, id) // the labels table's foreign key cascades
+		delete(r.parts, id)
 	})
 }
 
@@ -142,6 +148,32 @@ func (r *Repository) Label(_ context.Context, id string) (*domain.Label, error) 
 		l.Data = slices.Clone(l.Data)
 		return &l, nil
 	})
+}
+
+// LabelParts returns the kept label parts, as PostgreSQL does.
+func (r *Repository) LabelParts(_ context.Context, id string) (domain.LabelParts, error) {
+	p, err := memrepo.Get(&r.book, "LabelParts", id, func(id string) (*domain.LabelParts, error) {
+		p := r.parts[id]
+		return &domain.LabelParts{Format: p.Format, Parts: clonedParts(p.Parts)}, nil
+	})
+	if err != nil {
+		return domain.LabelParts{}, err
+	}
+	if len(p.Parts) == 0 {
+		return domain.LabelParts{}, nil
+	}
+	return *p, nil
+}
+
+func clonedParts(parts [][]byte) [][]byte {
+	if len(parts) == 0 {
+		return nil
+	}
+	out := make([][]byte, len(parts))
+	for i, p := range parts {
+		out[i] = slices.Clone(p)
+	}
+	return out
 }
 
 // states returns every stored shipment's state, oldest first.

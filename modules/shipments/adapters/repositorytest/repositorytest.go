@@ -109,6 +109,7 @@ func Run(t *testing.T, newSubject func(t *testing.T) Subject) {
 		{"AFailedUpdateSavesNothing", aFailedUpdateSavesNothing},
 		{"DeleteRemovesAndVetoKeeps", deleteRemovesAndVetoKeeps},
 		{"ConcurrentUpdatesAreSerial", concurrentUpdatesAreSerial},
+		{"LabelPartsAreKeptUntilTheLabel", labelPartsAreKeptUntilTheLabel},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -294,5 +295,53 @@ func concurrentUpdatesAreSerial(t *testing.T, s Subject) {
 	}
 	if got := get(t, s, sh.ID()); got.Version != 1+n {
 		t.Errorf("version %d after %d updates: some were lost", got.Version, n)
+	}
+}
+
+// The labels of a carrier's answer kept with its acceptance are read back in
+// parcel order, with nothing else changed; dropping them forgets them; the
+// stored label forgets them too (ADR 0041).
+func labelPartsAreKeptUntilTheLabel(t *testing.T, s Subject) {
+	ctx := t.Context()
+	sh := add(t, s, false)
+	kept := domain.LabelParts{Format: "pdf", Parts: [][]byte{[]byte("part 1"), []byte("part 2")}}
+	accept := func(sh *domain.Shipment) ([]domain.Event, error) {
+		if err := sh.CarrierAccepted("P-1", []string{"TN1", "TN2"}, nil); err != nil {
+			return nil, err
+		}
+		sh.KeepLabelParts(kept)
+		return nil, nil
+	}
+	if _, err := s.Repo.Update(ctx, sh.ID(), accept); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Repo.LabelParts(ctx, sh.ID()); err != nil || !reflect.DeepEqual(got, kept) {
+		t.Fatalf("kept parts %+v (%v), want %+v", got, err, kept)
+	}
+	if _, err := s.Repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
+		sh.DropLabelParts()
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Repo.LabelParts(ctx, sh.ID()); err != nil || len(got.Parts) != 0 {
+		t.Errorf("dropped parts read back as %+v (%v)", got, err)
+	}
+	if _, err := s.Repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
+		sh.KeepLabelParts(kept)
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
+		return nil, sh.LabelReady(label, time.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Repo.LabelParts(ctx, sh.ID()); err != nil || len(got.Parts) != 0 {
+		t.Errorf("parts after the label was stored: %+v (%v)", got, err)
+	}
+	if l, err := s.Repo.Label(ctx, sh.ID()); err != nil || l == nil {
+		t.Errorf("label %v (%v)", l, err)
 	}
 }

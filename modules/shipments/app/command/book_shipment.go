@@ -173,8 +173,20 @@ func (h BookShipmentHandler) recordAcceptance(ctx context.Context, id string, cr
 		if !sh.AwaitsCarrier() || sh.HeldByCarrier() {
 			return nil, nil
 		}
-		return nil, sh.CarrierAccepted(created.ProviderShipmentID, created.TrackingNumbers, created.Price)
+		if err := sh.CarrierAccepted(created.ProviderShipmentID, created.TrackingNumbers, created.Price); err != nil {
+			return nil, err
+		}
+		sh.KeepLabelParts(domain.LabelParts{Format: sh.Stored().LabelFormat, Parts: labelData(created.Labels)})
+		return nil, nil
 	})
+}
+
+func labelData(labels []carrier.Label) [][]byte {
+	parts := make([][]byte, len(labels))
+	for i, l := range labels {
+		parts[i] = l.Data
+	}
+	return parts
 }
 
 // fetchLabel is the label step of a shipment the carrier holds: read back
@@ -185,6 +197,10 @@ func (h BookShipmentHandler) fetchLabel(ctx, callCtx context.Context, shipper ca
 	label, err := h.label(callCtx, shipper, settings, sh, labels)
 	return h.recordLabel(ctx, sh, label, err)
 }
+
+// errKeptPartsDoNotMerge marks a label step whose kept label parts did not
+// merge: they are forgotten, and the next try asks the carrier.
+var errKeptPartsDoNotMerge = errors.New("the labels of the carrier's answer do not merge")
 
 // recordLabel records the label step's outcome: the label, or a failure
 // counted (the last one giving up).
@@ -216,6 +232,9 @@ func (h BookShipmentHandler) recordLabel(ctx context.Context, sh *domain.Shipmen
 	_, recErr := h.repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
 		if !sh.AwaitsLabel() {
 			return nil, nil
+		}
+		if errors.Is(err, errKeptPartsDoNotMerge) {
+			sh.DropLabelParts()
 		}
 		if attempt = sh.LabelFailed(); attempt < maxLabelAttempts {
 			return nil, nil // counted, no event: nothing a client sees changed
@@ -366,22 +385,29 @@ func (h BookShipmentHandler) reject(ctx context.Context, id string, problems []d
 	return err
 }
 
-// mergedLabel joins the carrier's per-parcel labels into one file, fetching
-// them first when its answer did not bring them.
+// mergedLabel joins the carrier's per-parcel labels into one file: those
+// in hand, else those kept from its answer, else fetched from it.
 func (h BookShipmentHandler) mergedLabel(ctx context.Context, shipper carrier.Shipper, settings carrier.Settings, st domain.Stored, labels []carrier.Label) (domain.Label, error) {
-	if len(labels) == 0 {
-		var err error
-		labels, err = shipper.Labels(ctx, settings, carrier.ShipmentRef{
+	parts, kept := labelData(labels), false
+	if len(parts) == 0 {
+		stored, err := h.repo.LabelParts(ctx, st.ID)
+		if err != nil {
+			return domain.Label{}, err
+		}
+		parts, kept = stored.Parts, len(stored.Parts) > 0
+	}
+	if len(parts) == 0 {
+		fetched, err := shipper.Labels(ctx, settings, carrier.ShipmentRef{
 			ProviderShipmentID: st.ProviderShipmentID, TrackingNumbers: trackingNumbers(st)}, st.LabelFormat)
 		if err != nil {
 			return domain.Label{}, fmt.Errorf("fetching labels: %w", err)
 		}
-	}
-	parts := make([][]byte, len(labels))
-	for i, l := range labels {
-		parts[i] = l.Data
+		parts = labelData(fetched)
 	}
 	data, err := h.labels.Merge(st.LabelFormat, parts)
+	if err != nil && kept {
+		return domain.Label{}, fmt.Errorf("%w: merging labels: %w", errKeptPartsDoNotMerge, err)
+	}
 	if err != nil {
 		return domain.Label{}, fmt.Errorf("merging labels: %w", err)
 	}

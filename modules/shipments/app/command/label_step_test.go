@@ -110,25 +110,44 @@ func TestAFailingLabelIsFetchedAgainNeverBookedAgain(t *testing.T) {
 	}
 }
 
-// Labels that do not merge are fetched again from the carrier, not booked
-// again.
-func TestLabelsThatDoNotMergeAreFetchedAgain(t *testing.T) {
+// The labels of the carrier's answer are kept with its acceptance: a merge
+// that failed merges them again without asking the carrier; kept labels
+// that still do not merge are forgotten and fetched from the carrier; never
+// booked again.
+func TestLabelsThatDoNotMergeAreMergedAgainThenFetched(t *testing.T) {
 	t.Parallel()
-	f := newFixture()
-	f.created(t, request("sh_1", 1))
-	f.labels.fail(errors.New("not a pdf"))
-	if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"}); !errors.Is(err, command.ErrCarrierUnavailable) {
-		t.Fatalf("answered %v", err)
-	}
-	f.labels.fail(nil)
-	if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"}); err != nil {
-		t.Fatal(err)
-	}
-	if calls := f.carrier.Calls(); !slices.Equal(calls, []string{"create", "labels"}) {
-		t.Errorf("carrier calls %v, want one booking and one label fetch", calls)
-	}
-	if st := f.state(t, "sh_1"); st.Status != domain.StatusCreated || !st.HasLabel {
-		t.Errorf("%+v", st)
+	for _, tc := range []struct {
+		name      string
+		failures  int
+		wantCalls []string
+	}{
+		{"merged again from the kept labels", 1, []string{"create"}},
+		{"fetched when the kept labels do not merge", 2, []string{"create", "labels"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture()
+			f.created(t, request("sh_1", 1))
+			f.labels.fail(errors.New("not a pdf"))
+			for range tc.failures {
+				if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"}); !errors.Is(err, command.ErrCarrierUnavailable) {
+					t.Fatalf("answered %v", err)
+				}
+			}
+			f.labels.fail(nil)
+			if err := f.book.Handle(t.Context(), command.BookShipment{ShipmentID: "sh_1"}); err != nil {
+				t.Fatal(err)
+			}
+			if calls := f.carrier.Calls(); !slices.Equal(calls, tc.wantCalls) {
+				t.Errorf("carrier calls %v, want %v", calls, tc.wantCalls)
+			}
+			if st := f.state(t, "sh_1"); st.Status != domain.StatusCreated || !st.HasLabel {
+				t.Errorf("%+v", st)
+			}
+			if parts, err := f.repo.LabelParts(t.Context(), "sh_1"); err != nil || len(parts.Parts) != 0 {
+				t.Errorf("kept parts after the label: %+v (%v)", parts, err)
+			}
+		})
 	}
 }
 
