@@ -94,7 +94,14 @@ func postgresOutageDuringWrites(t *testing.T, database, what string, stop func(*
 		case problem+problem2 != "":
 			return problem + problem2
 		case all < before || booked < all:
-			return fmt.Sprintf("%d listed, %d of them booked; %d acknowledged", all, booked, before)
+			// Where the unbooked ones stand in the write model, for a
+			// failure's message.
+			stuck := textRows(db, `SELECT id || ' ' || status || ' due=' || booking_due::text || ' attempt=' || attempts::text ||
+				' lease=' || coalesce((lease_until > now())::text, 'none') || ' next=' || coalesce((next_attempt_at > now())::text, 'none') ||
+				' carrier=' || coalesce(state->>'provider_shipment_id', '') || ' handle=' || coalesce(state->>'booking_handle', '') ||
+				' label_attempts=' || coalesce(state->>'label_attempts', '0') || ' successful=' || coalesce(state->>'is_successful', 'null')
+				FROM shipments.shipments WHERE account_id = $1 AND state->>'reference_number' LIKE 'PGR1-%' AND status <> 'created'`, acc.id)
+			return fmt.Sprintf("%d listed, %d of them booked; %d acknowledged; not created: %v", all, booked, before, stuck)
 		}
 		return ""
 	})

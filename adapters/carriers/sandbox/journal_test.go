@@ -64,14 +64,27 @@ func TestABookingIsAcceptedThenResumedFromTheJournal(t *testing.T) {
 	}
 }
 
-// A handle the sandbox does not know (no journal, another process) cannot
-// be resumed: unavailable, never a new booking.
-func TestAnUnknownHandleIsNotBooked(t *testing.T) {
-	c := sandbox.New()
+// A handle the sandbox does not know: with a journal (which keeps every
+// booking) it is unavailable, never a new booking; without one the sandbox
+// forgot it in a restart, and makes it again under that id, as the carrier
+// that kept it would answer.
+func TestAnUnknownHandle(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "bookings.jsonl")
 	req := keyed("ORDER-J2", "sh_2", new(string))
 	req.Booking.Handle = "SBXNOSUCHBOOKING"
-	if _, err := c.CreateShipment(context.Background(), settings, req); !errors.Is(err, carrier.ErrUnavailable) {
-		t.Errorf("resuming an unknown booking: %v", err)
+	if _, err := sandbox.NewWithConfig(sandbox.Config{Journal: journal}).CreateShipment(context.Background(), settings, req); !errors.Is(err, carrier.ErrUnavailable) {
+		t.Errorf("resuming an unknown booking with a journal: %v", err)
+	}
+	if counts, _ := sandbox.Bookings(journal); len(counts) != 0 {
+		t.Errorf("bookings %v", counts)
+	}
+	restarted := sandbox.New()
+	out := book(t, restarted, req)
+	if out.ProviderShipmentID != "SBXNOSUCHBOOKING" || len(out.TrackingNumbers) != 3 || len(out.Labels) != 3 {
+		t.Errorf("a forgotten booking made again: %+v", out)
+	}
+	if got, err := restarted.Labels(context.Background(), settings, carrier.ShipmentRef{ProviderShipmentID: "SBXNOSUCHBOOKING"}, "pdf"); err != nil || len(got) != 3 {
+		t.Errorf("its labels: %d, %v", len(got), err)
 	}
 }
 

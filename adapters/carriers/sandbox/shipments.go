@@ -48,9 +48,16 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		return carrier.CreatedShipment{}, err
 	}
 	if req.Booking.Handle != "" {
-		return c.resume(s, req)
-	}
-	if err := c.trigger(ctx, req.Reference); err != nil {
+		if sh, ok := c.find(req.Booking.Handle); ok {
+			return c.answer(req.Booking.Handle, sh, s.LabelFormat(req.LabelFormat))
+		}
+		if c.config.Journal != "" {
+			return carrier.CreatedShipment{}, unavailable("sandbox carrier has no booking %s to resume", req.Booking.Handle)
+		}
+		// Without a journal the sandbox forgot its bookings when its process
+		// restarted; a carrier keeps them, so the booking is made again
+		// under the id it had, as the carrier would answer for it.
+	} else if err := c.trigger(ctx, req.Reference); err != nil {
 		return carrier.CreatedShipment{}, err
 	}
 	product := req.ProductType
@@ -93,18 +100,20 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 		}
 		sh.labels = append(sh.labels, l)
 	}
-	id, err := c.keep(sh)
+	id, err := c.keep(sh, req.Booking.Handle)
 	if err != nil {
 		return carrier.CreatedShipment{}, err
 	}
-	if err := req.Booking.Accept(ctx, id); err != nil {
-		return carrier.CreatedShipment{}, acceptFailed(err)
+	if req.Booking.Handle == "" {
+		if err := req.Booking.Accept(ctx, id); err != nil {
+			return carrier.CreatedShipment{}, acceptFailed(err)
+		}
 	}
 	out, err := c.answer(id, sh, format)
 	if err != nil {
 		return carrier.CreatedShipment{}, err
 	}
-	if (strings.HasPrefix(req.Reference, RefNoTrack) || c.takeSwitch(&c.dropNumber)) && len(out.TrackingNumbers) > 0 {
+	if req.Booking.Handle == "" && (strings.HasPrefix(req.Reference, RefNoTrack) || c.takeSwitch(&c.dropNumber)) && len(out.TrackingNumbers) > 0 {
 		// The answer loses its last tracking number, as a carrier's
 		// malformed answer would; a resumed booking reads it whole.
 		out.TrackingNumbers = out.TrackingNumbers[:len(out.TrackingNumbers)-1]
@@ -112,16 +121,19 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 	return out, nil
 }
 
-// keep stores a new booking under a fresh id, in memory and in the journal.
-func (c *Carrier) keep(sh *shipment) (string, error) {
+// keep stores a new booking under id, else a fresh id, in memory and in the
+// journal.
+func (c *Carrier) keep(sh *shipment, id string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.shipments == nil {
 		c.shipments = map[string]*shipment{}
 	}
-	id := newShipmentID()
-	for c.shipments[id] != nil {
+	if id == "" {
 		id = newShipmentID()
+		for c.shipments[id] != nil {
+			id = newShipmentID()
+		}
 	}
 	if err := c.journal(journalEntry{Booking: &bookingRecord{Key: sh.key, ProviderShipmentID: id,
 		Reference: sh.reference, Price: sh.price, Labels: sh.labels}}); err != nil {
@@ -162,16 +174,6 @@ func (c *Carrier) FindBooking(ctx context.Context, s carrier.Settings, req carri
 		}
 	}
 	return "", false, nil
-}
-
-// resume answers for a booking made before, by its handle (its id): never a
-// second booking.
-func (c *Carrier) resume(s carrier.Settings, req carrier.ShipmentRequest) (carrier.CreatedShipment, error) {
-	sh, ok := c.find(req.Booking.Handle)
-	if !ok {
-		return carrier.CreatedShipment{}, unavailable("sandbox carrier has no booking %s to resume (bookings live in memory unless SANDBOX_JOURNAL keeps them)", req.Booking.Handle)
-	}
-	return c.answer(req.Booking.Handle, sh, s.LabelFormat(req.LabelFormat))
 }
 
 // answer is the booking's answer: its id, tracking numbers and price, with
