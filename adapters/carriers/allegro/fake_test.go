@@ -13,10 +13,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"shipd/adapters/carriers/internal/carrierfake"
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
 	"shipd/platform/carrier"
+	"shipd/platform/failswitch"
 )
 
 // Credentials and account data the fake Allegro knows.
@@ -124,8 +124,8 @@ type fake struct {
 	hang          bool
 	pollsPerCmd   int
 	retryAfter    string
-	dropWaybill   bool                  // the next shipment read lacks its last package's waybill
-	failLabels    carrierfake.Countdown // the next label calls answer 504, Allegro's documented gateway timeout
+	dropWaybill   bool                 // the next shipment read lacks its last package's waybill
+	failLabels    failswitch.Countdown // the next label calls answer 504, Allegro's documented gateway timeout
 }
 
 func newFake(t *testing.T) *fake {

@@ -18,10 +18,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 
-	"shipd/adapters/carriers/internal/carrierfake"
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
 	"shipd/platform/carrier"
+	"shipd/platform/failswitch"
 )
 
 // Test credentials the fake accepts (DHL's sandbox uses fixed values alike).
@@ -82,7 +82,7 @@ type fake struct {
 	// (its items created, label left out, as GET /orders leaves out a
 	// document it has not), a reprint answered 500 (its documented
 	// InternalServerError).
-	failLabels carrierfake.Countdown
+	failLabels failswitch.Countdown
 	created    int // POST /orders that created shipments
 }
 

@@ -27,8 +27,8 @@ import (
 	"testing"
 	"time"
 
-	"shipd/adapters/carriers/internal/carrierfake"
 	"shipd/adapters/labels"
+	"shipd/platform/failswitch"
 )
 
 const (
@@ -70,7 +70,7 @@ type fakeDPD struct {
 	hang      bool
 	// failLabels counts down the next generateSpedLabelsV4 calls fail as
 	// DPD's printing being down would: HTTP 503, no SOAP answer.
-	failLabels carrierfake.Countdown
+	failLabels failswitch.Countdown
 	bookings   int // generatePackagesNumbersV4 calls that booked a package
 }
 

@@ -18,9 +18,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 
-	"shipd/adapters/carriers/internal/carrierfake"
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
+	"shipd/platform/failswitch"
 )
 
 // fake is GLS on loopback: the authentication API v2, ShipIT and Track &
@@ -76,7 +76,7 @@ type fake struct {
 	// failLabels counts down the next label answers fail as GLS's
 	// printing failing would: a booking answered without PrintData (which
 	// CreatedShipment does not require), a reprint answered 503.
-	failLabels carrierfake.Countdown
+	failLabels failswitch.Countdown
 	bookings   int // bookings that made parcels
 }
 

@@ -17,9 +17,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 
-	"shipd/adapters/carriers/internal/carrierfake"
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
+	"shipd/platform/failswitch"
 )
 
 // fakeShipX is a ShipX look-alike on loopback: Bearer token, organization,
@@ -34,13 +34,13 @@ type fakeShipX struct {
 	stop   chan struct{}                    // closed when the test ends: hanging calls return
 
 	mu        sync.Mutex
-	token     string                // the only valid token; change it to revoke
-	org       string                // the token's organization
-	stepsToGo int                   // GETs a new shipment needs before it is confirmed; <0 never
-	down      bool                  // every call answers 503
-	hang      bool                  // every call blocks until the client gives up
-	noOffer   bool                  // shipments are confirmed without a selected offer (no price)
-	failLabel carrierfake.Countdown // the next label calls answer 503, as when down
+	token     string               // the only valid token; change it to revoke
+	org       string               // the token's organization
+	stepsToGo int                  // GETs a new shipment needs before it is confirmed; <0 never
+	down      bool                 // every call answers 503
+	hang      bool                 // every call blocks until the client gives up
+	noOffer   bool                 // shipments are confirmed without a selected offer (no price)
+	failLabel failswitch.Countdown // the next label calls answer 503, as when down
 	shipments map[string]*fakeShipment
 	nextID    int
 	nextTN    int

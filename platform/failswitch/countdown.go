@@ -1,6 +1,6 @@
-// Package carrierfake is what the carrier fakes (each adapter's
-// fake_test.go) do alike.
-package carrierfake
+// Package failswitch holds the switches tests fail their fakes by (a
+// carrier's fake, a label merger) without a lock of their own.
+package failswitch
 
 import "sync"
 

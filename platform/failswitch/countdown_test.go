@@ -1,4 +1,4 @@
-package carrierfake
+package failswitch
 
 import "testing"
 
