@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -52,6 +53,18 @@ func (e *Env) ModuleDB(module string) *sqlx.DB {
 		return db
 	}
 	return e.DB
+}
+
+// WantNoRows stops t unless table ("<module>.<table>", read in that
+// module's database) holds no rows: what refused writes must leave. rows
+// names them for the failure ("shipments from bad input").
+func (e *Env) WantNoRows(t testing.TB, table, rows string) {
+	t.Helper()
+	module, _, _ := strings.Cut(table, ".")
+	var n int
+	if err := e.ModuleDB(module).Get(&n, `SELECT count(*) FROM `+table); err != nil || n != 0 {
+		t.Fatalf("stored %d %s (%v)", n, rows, err)
+	}
 }
 
 // startSplit starts a nats-server with JetStream, a process per module

@@ -1,12 +1,10 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +18,7 @@ import (
 
 	"shipd/platform/fault"
 	"shipd/platform/httpapi"
+	"shipd/platform/logtest"
 )
 
 // errorBody is the decoded error shape of ADR 0004.
@@ -63,16 +62,6 @@ func readError(t *testing.T, rec *httptest.ResponseRecorder, status int) errorBo
 		t.Error("error.code is empty")
 	}
 	return body
-}
-
-// captureLog sends the default slog logger to a buffer for the test.
-func captureLog(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
 }
 
 // serveError answers one request with err behind WithRequestID.
@@ -133,7 +122,7 @@ func TestWriteErrorStatusPerKind(t *testing.T) {
 }
 
 func TestWriteErrorPlainErrorIsHidden(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	rec := serveError(errors.New("pq: password authentication failed for user shipd"))
 	body := readError(t, rec, http.StatusInternalServerError)
 
@@ -151,7 +140,7 @@ func TestWriteErrorPlainErrorIsHidden(t *testing.T) {
 // A database that cannot be reached is a 503 the client may retry, not a
 // 500: the same request works once PostgreSQL is back.
 func TestWriteErrorDatabaseUnavailable(t *testing.T) {
-	captureLog(t)
+	logtest.Capture(t)
 	down := &net.OpError{Op: "dial", Net: "unix", Err: os.NewSyscallError("connect", syscall.ENOENT)}
 	rec := serveError(fmt.Errorf("counting request: %w", down))
 	body := readError(t, rec, http.StatusServiceUnavailable)
@@ -174,7 +163,7 @@ func TestWriteJSON(t *testing.T) {
 	}
 
 	rec = httptest.NewRecorder()
-	captureLog(t)
+	logtest.Capture(t)
 	httpapi.WriteJSON(rec, http.StatusOK, map[string]any{"bad": func() {}})
 	if rec.Code != http.StatusInternalServerError {
 		t.Errorf("an unencodable value answered %d, want 500", rec.Code)
@@ -185,7 +174,7 @@ func TestWriteJSON(t *testing.T) {
 // hundred such answers make one log line, which names the cause.
 func TestWriteErrorNoConnectionSlotLogsOnce(t *testing.T) {
 	httpapi.ForgetDatabaseTrouble()
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	full := fmt.Errorf("begin: %w", &pq.Error{Code: "53300", Message: "sorry, too many clients already"})
 	for i := range 100 {
 		rec := serveError(full)
@@ -204,7 +193,7 @@ func TestWriteErrorNoConnectionSlotLogsOnce(t *testing.T) {
 // words its cancellation reached the handler in (PostgreSQL's 57014 on the
 // COMMIT after a cancelled statement).
 func TestWriteErrorForAClientThatWentAwayIsSilent(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rec := httptest.NewRecorder()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"shipd/platform/httpapi"
+	"shipd/platform/logtest"
 )
 
 func TestWithRequestID(t *testing.T) {
@@ -66,7 +67,7 @@ func TestWithRequestID(t *testing.T) {
 }
 
 func TestWithRecovery(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	h := httpapi.WithRequestID(httpapi.WithRecovery(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("secret detail in panic")
 	})))

@@ -1,26 +1,16 @@
 package txguard
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
-)
 
-// captureLog sends the default slog logger to a buffer for the test.
-func captureLog(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
-}
+	"shipd/platform/logtest"
+)
 
 // quiet runs the test with refusals returned, as in production.
 func quiet(t *testing.T) {
@@ -58,7 +48,7 @@ func TestOpenSeesAnOuterTransaction(t *testing.T) {
 
 func TestCheckRefusesUnderAnOpenTransactionAndLogsIt(t *testing.T) {
 	quiet(t)
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	if err := Check(t.Context(), "carrier ppl create_shipment"); err != nil {
 		t.Fatalf("no transaction: %v", err)
 	}
@@ -74,7 +64,7 @@ func TestCheckRefusesUnderAnOpenTransactionAndLogsIt(t *testing.T) {
 }
 
 func TestCheckPanicsUnderGoTest(t *testing.T) {
-	captureLog(t)
+	logtest.Capture(t)
 	ctx := Hold(t.Context(), "a postgres.Scope transaction", nil)
 	var returned error
 	err := Refusal(func() { returned = Check(ctx, "POST /webhook") })
@@ -101,7 +91,7 @@ func TestRefusalPassesOtherPanicsOn(t *testing.T) {
 
 func TestTransportChecksEachRequest(t *testing.T) {
 	quiet(t)
-	captureLog(t)
+	logtest.Capture(t)
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	t.Cleanup(srv.Close)

@@ -27,7 +27,7 @@ func TestABookingIsMadeOnceWhateverFailsAfterIt(t *testing.T) {
 			r.Destination = &domain.Address{StreetName: "Długa", HouseNumber: "12", CityName: "Kraków", PostalCode: "30-001", CountryCode: "PL"}
 		},
 		Bookings:           f.shipmentCount,
-		FailLabels:         func(n int) { f.mu.Lock(); f.failLabels = n; f.mu.Unlock() },
+		FailLabels:         f.failLabels.Arm,
 		DropTrackingNumber: func() { f.mu.Lock(); f.dropWaybill = true; f.mu.Unlock() },
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
 	"shipd/platform/carrier"
+	"shipd/platform/failswitch"
 )
 
 // Credentials and account data the fake Allegro knows.
@@ -123,8 +124,8 @@ type fake struct {
 	hang          bool
 	pollsPerCmd   int
 	retryAfter    string
-	dropWaybill   bool // the next shipment read lacks its last package's waybill
-	failLabels    int  // the next label calls answer 504, Allegro's documented gateway timeout
+	dropWaybill   bool                 // the next shipment read lacks its last package's waybill
+	failLabels    failswitch.Countdown // the next label calls answer 504, Allegro's documented gateway timeout
 }
 
 func newFake(t *testing.T) *fake {
@@ -449,8 +450,7 @@ func (f *fake) label(w http.ResponseWriter, r *http.Request, req *vendorspec.Req
 	json.Unmarshal(body, &lr)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.failLabels > 0 {
-		f.failLabels--
+	if f.failLabels.Take() {
 		f.answer(w, r, req, http.StatusGatewayTimeout, errorList{Errors: []apiError{{Code: "UPSTREAM_SERVICE_TIMEOUT",
 			Details: "Timeout error", Message: "Error connecting to the courier company's system"}}})
 		return

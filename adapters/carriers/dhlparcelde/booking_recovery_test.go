@@ -23,6 +23,6 @@ func TestABookingIsMadeOnceWhateverFailsAfterIt(t *testing.T) {
 			r.Destination = &domain.Address{StreetName: "Kurt-Schumacher-Str.", HouseNumber: "20", CityName: "Bonn", PostalCode: "53113", CountryCode: "DE"}
 		},
 		Bookings:   f.bookings,
-		FailLabels: f.failNextLabels,
+		FailLabels: f.failLabels.Arm,
 	})
 }

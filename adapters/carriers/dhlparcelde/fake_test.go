@@ -21,6 +21,7 @@ import (
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
 	"shipd/platform/carrier"
+	"shipd/platform/failswitch"
 )
 
 // Test credentials the fake accepts (DHL's sandbox uses fixed values alike).
@@ -76,12 +77,12 @@ type fake struct {
 	refuseTokens bool                      // answer 401 to every shipping call
 	tokenStatus  int                       // answer the token endpoint with this status (problem body)
 	failItem     func(i int) *responseItem // refuse the i-th shipment of an order with this item
-	// failLabels is how many of the next label answers fail as DHL's
+	// failLabels counts down the next label answers fail as DHL's
 	// label printing failing would: a booking answered without labels
 	// (its items created, label left out, as GET /orders leaves out a
 	// document it has not), a reprint answered 500 (its documented
 	// InternalServerError).
-	failLabels int
+	failLabels failswitch.Countdown
 	created    int // POST /orders that created shipments
 }
 
@@ -138,24 +139,6 @@ func (f *fake) revokeTokens() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tokens = map[string]bool{}
-}
-
-// failNextLabels makes the next n label answers fail (failLabels).
-func (f *fake) failNextLabels(n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failLabels = n
-}
-
-// labelFails takes one failing label answer, if one is due.
-func (f *fake) labelFails() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.failLabels == 0 {
-		return false
-	}
-	f.failLabels--
-	return true
 }
 
 // bookings counts the POST /orders that created shipments (one per parcel,
@@ -328,7 +311,7 @@ func (f *fake) create(w http.ResponseWriter, r *http.Request, body []byte) {
 	f.orders = append(f.orders, order)
 	f.mu.Unlock()
 	format := map[string]string{"PDF": "pdf", "ZPL2": "zpl", "": "pdf"}[r.URL.Query().Get("docFormat")]
-	noLabels := f.labelFails()
+	noLabels := f.failLabels.Take()
 	made := false
 	defer func() {
 		if made {
@@ -393,7 +376,7 @@ func (f *fake) item(no string, l labels.ParcelLabel, format string) responseItem
 
 // reprint is GET /orders?shipment=…: the labels of existing shipments.
 func (f *fake) reprint(w http.ResponseWriter, r *http.Request) {
-	if f.labelFails() {
+	if f.failLabels.Take() {
 		problem(w, http.StatusInternalServerError, "Internal Server Error", "label printing failed")
 		return
 	}

@@ -1,10 +1,8 @@
 package dhlparcelde
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"reflect"
 	"slices"
@@ -12,17 +10,8 @@ import (
 	"testing"
 
 	"shipd/platform/carrier"
+	"shipd/platform/logtest"
 )
-
-// captureLog sends the default slog logger to a buffer for the test.
-func captureLog(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
-}
 
 // A booking DHL refused in part is cancelled; when that cancel fails, the
 // shipment DHL still holds is logged at WARN and named on the booking's
@@ -43,7 +32,7 @@ func TestFailedCancelOfAPartialBookingIsNotDropped(t *testing.T) {
 		}, "already manifested"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := captureLog(t)
+			logs := logtest.Capture(t)
 			f := newFake(t)
 			f.failItem = func(i int) *responseItem {
 				if i != 1 {
@@ -85,7 +74,7 @@ func TestFailedCancelOfAPartialBookingIsNotDropped(t *testing.T) {
 
 // A cancel that works leaves nothing to record.
 func TestCancelledPartialBookingLeavesNoLeftover(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	f := newFake(t)
 	f.failItem = func(i int) *responseItem {
 		if i != 1 {

@@ -23,6 +23,6 @@ func TestABookingIsMadeOnceWhateverFailsAfterIt(t *testing.T) {
 			r.Origin, r.Destination = &req.Origin, &req.Destination
 		},
 		Bookings:   e.sandbox.bookingCount,
-		FailLabels: e.sandbox.failNextLabels,
+		FailLabels: e.sandbox.failLabels.Arm,
 	})
 }

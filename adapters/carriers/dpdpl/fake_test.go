@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"shipd/adapters/labels"
+	"shipd/platform/failswitch"
 )
 
 const (
@@ -67,17 +68,10 @@ type fakeDPD struct {
 	failCount int // answer failStatus to this many calls; -1 = always
 	failStat  int
 	hang      bool
-	// failLabels is how many of the next generateSpedLabelsV4 calls fail as
+	// failLabels counts down the next generateSpedLabelsV4 calls fail as
 	// DPD's printing being down would: HTTP 503, no SOAP answer.
-	failLabels int
+	failLabels failswitch.Countdown
 	bookings   int // generatePackagesNumbersV4 calls that booked a package
-}
-
-// failNextLabels makes the next n label calls fail (failLabels).
-func (f *fakeDPD) failNextLabels(n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failLabels = n
 }
 
 // bookingCount is how many bookings made packages: what DPD's records show.
@@ -196,13 +190,7 @@ func (f *fakeDPD) serve(service wsdl) http.HandlerFunc {
 		case "generatePackagesNumbersV4":
 			f.generatePackages(w, op)
 		case "generateSpedLabelsV4":
-			f.mu.Lock()
-			down := f.failLabels > 0
-			if down {
-				f.failLabels--
-			}
-			f.mu.Unlock()
-			if down {
+			if f.failLabels.Take() {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				io.WriteString(w, "<html><body>Service Unavailable</body></html>")
 				return

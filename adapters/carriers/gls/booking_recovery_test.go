@@ -22,6 +22,6 @@ func TestABookingIsMadeOnceWhateverFailsAfterIt(t *testing.T) {
 			r.Origin, r.Destination = &req.Origin, &req.Destination
 		},
 		Bookings:   f.bookingCount,
-		FailLabels: f.failNextLabels,
+		FailLabels: f.failLabels.Arm,
 	})
 }

@@ -20,6 +20,7 @@ import (
 
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
+	"shipd/platform/failswitch"
 )
 
 // fake is GLS on loopback: the authentication API v2, ShipIT and Track &
@@ -72,29 +73,11 @@ type fake struct {
 	trackStatus    int  // answer every T&T call with this status (e.g. 429)
 	tokenStatus    int  // answer the token endpoint with this status
 	printDataArray bool // PrintData.Data as the spec's array of base64 strings
-	// failLabels is how many of the next label answers fail as GLS's
+	// failLabels counts down the next label answers fail as GLS's
 	// printing failing would: a booking answered without PrintData (which
 	// CreatedShipment does not require), a reprint answered 503.
-	failLabels int
+	failLabels failswitch.Countdown
 	bookings   int // bookings that made parcels
-}
-
-// failNextLabels makes the next n label answers fail (failLabels).
-func (f *fake) failNextLabels(n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failLabels = n
-}
-
-// labelFails takes one failing label answer, if one is due.
-func (f *fake) labelFails() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.failLabels == 0 {
-		return false
-	}
-	f.failLabels--
-	return true
 }
 
 // bookingCount is how many bookings made parcels: what GLS's records show.
@@ -435,7 +418,7 @@ func (f *fake) create(w http.ResponseWriter, r *http.Request, body []byte) {
 	created := map[string]any{"ShipmentReference": sh.ShipmentReference, "ParcelData": parcelData,
 		"PrintData":  []map[string]any{{"Data": f.printData(doc), "LabelFormat": req.PrintingOptions.ReturnLabels.LabelFormat}},
 		"CustomerID": "2764200001", "PickupLocation": "DE 276"}
-	if f.labelFails() {
+	if f.failLabels.Take() {
 		delete(created, "PrintData")
 	}
 	writeJSON(w, http.StatusOK, MediaType, map[string]any{"CreatedShipment": created})
@@ -450,7 +433,7 @@ func (f *fake) printData(doc []byte) any {
 }
 
 func (f *fake) reprint(w http.ResponseWriter, body []byte) {
-	if f.labelFails() {
+	if f.failLabels.Take() {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}

@@ -27,7 +27,7 @@ func TestABookingIsMadeOnceWhateverFailsAfterIt(t *testing.T) {
 			defer f.mu.Unlock()
 			return len(f.shipments)
 		},
-		FailLabels: func(n int) { f.set(func(f *fakeShipX) { f.failLabel = n }) },
+		FailLabels: f.failLabel.Arm,
 		// ShipX numbers a shipment's parcels when it confirms it, and the
 		// adapter polls until it is confirmed with a number per parcel: an
 		// answer it returns cannot lack one.

@@ -19,6 +19,7 @@ import (
 
 	"shipd/adapters/carriers/internal/vendorspec"
 	"shipd/adapters/labels"
+	"shipd/platform/failswitch"
 )
 
 // fakeShipX is a ShipX look-alike on loopback: Bearer token, organization,
@@ -33,13 +34,13 @@ type fakeShipX struct {
 	stop   chan struct{}                    // closed when the test ends: hanging calls return
 
 	mu        sync.Mutex
-	token     string // the only valid token; change it to revoke
-	org       string // the token's organization
-	stepsToGo int    // GETs a new shipment needs before it is confirmed; <0 never
-	down      bool   // every call answers 503
-	hang      bool   // every call blocks until the client gives up
-	noOffer   bool   // shipments are confirmed without a selected offer (no price)
-	failLabel int    // the next label calls answer 503, as when down
+	token     string               // the only valid token; change it to revoke
+	org       string               // the token's organization
+	stepsToGo int                  // GETs a new shipment needs before it is confirmed; <0 never
+	down      bool                 // every call answers 503
+	hang      bool                 // every call blocks until the client gives up
+	noOffer   bool                 // shipments are confirmed without a selected offer (no price)
+	failLabel failswitch.Countdown // the next label calls answer 503, as when down
 	shipments map[string]*fakeShipment
 	nextID    int
 	nextTN    int
@@ -127,8 +128,7 @@ func (f *fakeShipX) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
 	down, hang, token, report := f.down, f.hang, f.token, f.report
-	if f.failLabel > 0 && reLabel.MatchString(r.URL.Path) {
-		f.failLabel--
+	if reLabel.MatchString(r.URL.Path) && f.failLabel.Take() {
 		down = true
 	}
 	f.mu.Unlock()

@@ -4,23 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 
 	"shipd/platform/carrier"
+	"shipd/platform/logtest"
 )
-
-// captureLog sends the default slog logger to a buffer for the test.
-func captureLog(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
-}
 
 // leftAtPacketa checks that err names exactly the live packets as left at
 // Packeta, with the cancel's failure, and that a WARN line names them.
@@ -63,7 +53,7 @@ func TestFailedCancelAfterARefusalMidwayIsNotDropped(t *testing.T) {
 		}, "cannot be cancelled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := captureLog(t)
+			logs := logtest.Capture(t)
 			f := newFake(t)
 			req := pointRequest(3)
 			req.PickupPoint = "1234" // takes at most 5 kg
@@ -87,7 +77,7 @@ func TestFailedCancelAfterARefusalMidwayIsNotDropped(t *testing.T) {
 // would make it again); when that cancel fails, it is named on the error,
 // which stays unavailable, so the booking is retried.
 func TestFailedCancelOfAnUnrecordedPacketIsNotDropped(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	f := newFake(t)
 	h := &handles{fail: map[int]error{1: errors.New("database is gone")}}
 	req := pointRequest(2)
@@ -102,7 +92,7 @@ func TestFailedCancelOfAnUnrecordedPacketIsNotDropped(t *testing.T) {
 
 // Cancels that work leave nothing to record.
 func TestCancelledPacketsLeaveNoLeftover(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	f := newFake(t)
 	req := pointRequest(3)
 	req.PickupPoint = "1234"

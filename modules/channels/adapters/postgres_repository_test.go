@@ -27,8 +27,8 @@ func TestPostgresRepository(t *testing.T) {
 		}
 		return repositorytest.Subject{
 			Repo:    adapters.NewPostgresRepository(db, box, messaging.NewOutbox(watermill.NopLogger{})),
-			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, contract.Stream) },
-			Sent:    func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, tracking.CommandStream) },
+			Written: outboxtest.FromStreams(db, contract.Stream),
+			Sent:    outboxtest.FromStreams(db, tracking.CommandStream),
 		}
 	})
 }

@@ -67,8 +67,8 @@ func TestPostgresRepository(t *testing.T) {
 		db := outboxtest.Open(t, contract.Stream, tracking.CommandStream)
 		return repositorytest.Subject{
 			Repo:      adapters.NewPostgresRepository(db, messaging.NewOutbox(watermill.NopLogger{}), clock.Real{}),
-			Published: func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, contract.Stream) },
-			Sent:      func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, tracking.CommandStream) },
+			Published: outboxtest.FromStreams(db, contract.Stream),
+			Sent:      outboxtest.FromStreams(db, tracking.CommandStream),
 		}
 	})
 }

@@ -22,7 +22,7 @@ func TestPostgresRepository(t *testing.T) {
 		return repositorytest.Subject{
 			Repo:    adapters.NewPostgresRepository(db, messaging.NewOutbox(watermill.NopLogger{})),
 			Queue:   adapters.NewCheckQueue(db, clk),
-			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Written(t, db, contract.Stream) },
+			Written: outboxtest.FromStreams(db, contract.Stream),
 		}
 	})
 }

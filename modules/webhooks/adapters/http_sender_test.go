@@ -1,7 +1,8 @@
 package adapters_test
 
 import (
-	"errors"
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -14,7 +15,7 @@ import (
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/config"
 	"shipd/platform/metrics"
-	"shipd/platform/txguard"
+	"shipd/platform/txguard/txguardtest"
 )
 
 // A webhook POST is refused while a database transaction is open in its
@@ -25,21 +26,13 @@ func TestSenderRefusesToPostInsideATransaction(t *testing.T) {
 	t.Cleanup(srv.Close)
 	sender := adapters.NewHTTPSender(config.Config{WebhookTimeout: 5 * time.Second, WebhookAllowPrivateNetworks: true},
 		metrics.NewWebhookAttempts(prometheus.NewRegistry()))
-	var open atomic.Bool
-	ctx := txguard.Hold(t.Context(), "the test's transaction", open.Load)
 	req := domain.Request{URL: srv.URL + "/hook", Body: []byte(`{}`)}
-
-	if res := sender.Send(ctx, req); res.Status != http.StatusOK {
-		t.Fatalf("before the transaction began: %+v", res)
-	}
-	open.Store(true)
-	if err := txguard.Refusal(func() { sender.Send(ctx, req) }); !errors.Is(err, txguard.ErrInTransaction) {
-		t.Errorf("inside: %v, want a refusal", err)
-	}
-	open.Store(false)
-	if res := sender.Send(ctx, req); res.Status != http.StatusOK {
-		t.Fatalf("after it finished: %+v", res)
-	}
+	txguardtest.RefusedOnlyInside(t, "the POST", func(ctx context.Context) error {
+		if res := sender.Send(ctx, req); res.Status != http.StatusOK {
+			return fmt.Errorf("answered %+v", res)
+		}
+		return nil
+	})
 	if n := hits.Load(); n != 2 {
 		t.Errorf("the receiver was called %d times, want 2", n)
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -79,6 +80,29 @@ func Of[M any](t testing.TB, recorded []M) []Message {
 		out = append(out, Message{Name: name, Payload: payload})
 	}
 	return out
+}
+
+// FromStreams reads, when called, every message committed to streams in
+// db (Written): a repository contract's reader of what the PostgreSQL
+// adapter wrote.
+func FromStreams(db *sqlx.DB, streams ...string) func(t *testing.T) []Message {
+	return func(t *testing.T) []Message { return Written(t, db, streams...) }
+}
+
+// FromRecord reads, when called, what recorded returns as the outbox
+// would have written it (Of): a repository contract's reader of what an
+// in-memory repository recorded.
+func FromRecord[M any](recorded func() []M) func(t *testing.T) []Message {
+	return func(t *testing.T) []Message { return Of(t, recorded()) }
+}
+
+// WantNames fails t unless the names of got are want, in order; what
+// says which messages they are ("written", "sent").
+func WantNames(t testing.TB, what string, got []Message, want ...string) {
+	t.Helper()
+	if names := Names(got); !slices.Equal(names, want) {
+		t.Errorf("%s %v, want %v", what, names, want)
+	}
 }
 
 // Names are the messages' names, in order.

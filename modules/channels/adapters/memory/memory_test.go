@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"shipd/modules/channels/adapters/memory"
+	"shipd/modules/channels/adapters/repositorytest"
 	"shipd/modules/channels/app/query"
 	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
-	"shipd/platform/carrier"
 )
 
 // The repository's contract is repositorytest's, run by
@@ -22,20 +22,9 @@ import (
 
 var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
-// testProvider is the provider "test": a number of retries and a secret
-// token.
-type testProvider struct{}
-
-func (testProvider) Info() carrier.ProviderInfo {
-	return carrier.ProviderInfo{Code: "test", Settings: []carrier.Setting{
-		{Key: "retries", Type: carrier.TypeInteger},
-		{Key: "token", Type: carrier.TypeString, Required: true, Secret: true},
-	}}
-}
-
-func (testProvider) ValidateCredentials(context.Context, carrier.Settings) error { return nil }
-
-var providers = carrier.NewRegistry(testProvider{})
+// providers has the provider "test" of the contract suite: a number of
+// retries and a secret token.
+var providers = repositorytest.Providers
 
 func ptr[T any](v T) *T { return &v }
 

@@ -18,13 +18,12 @@ func TestRepository(t *testing.T) {
 	repositorytest.Run(t, func(*testing.T) repositorytest.Subject {
 		repo := memory.NewRepository()
 		return repositorytest.Subject{Repo: repo,
-			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Of(t, repo.Published()) },
-			Sent: func(t *testing.T) []outboxtest.Message {
-				var sent []messaging.Command
+			Written: outboxtest.FromRecord(repo.Published),
+			Sent: outboxtest.FromRecord(func() (sent []messaging.Command) {
 				for _, stop := range repo.TrackingStopped() {
 					sent = append(sent, adapters.StopTrackingChannel(stop.AccountID, stop.ChannelID))
 				}
-				return outboxtest.Of(t, sent)
-			}}
+				return sent
+			})}
 	})
 }

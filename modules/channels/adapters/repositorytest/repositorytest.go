@@ -9,13 +9,13 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
 	"shipd/modules/channels/contract"
 	"shipd/modules/channels/domain"
 	"shipd/platform/carrier"
+	"shipd/platform/contracttest"
 	"shipd/platform/fault"
 	"shipd/platform/ids"
 	"shipd/platform/messaging/outboxtest"
@@ -89,38 +89,26 @@ func onField(err error, field string) bool {
 	return ok && f.Kind == fault.KindValidation && len(f.Fields[field]) > 0
 }
 
-func names(t *testing.T, s Subject) []string { return outboxtest.Names(s.Written(t)) }
-
 func wantNames(t *testing.T, s Subject, want ...string) {
 	t.Helper()
-	if got := names(t, s); !slices.Equal(got, want) {
-		t.Errorf("written %v, want %v", got, want)
-	}
+	outboxtest.WantNames(t, "written", s.Written(t), want...)
 }
 
 // Run holds the repository newSubject makes (an empty one for each test)
 // to the contract of domain.Repository.
 func Run(t *testing.T, newSubject func(t *testing.T) Subject) {
-	for _, tc := range []struct {
-		name string
-		test func(t *testing.T, s Subject)
-	}{
-		{"AddedIsReadBackAsStored", addedIsReadBackAsStored},
-		{"MissingIsNotFound", missingIsNotFound},
-		{"ANameIsTheAccountsOnce", aNameIsTheAccountsOnce},
-		{"ATakenIdIsAnErrorNoFault", aTakenIdIsAnErrorNoFault},
-		{"UpdateSavesAChangeWithEvents", updateSavesAChangeWithEvents},
-		{"UpdateWithoutEventsSavesNothing", updateWithoutEventsSavesNothing},
-		{"AFailedUpdateSavesNothing", aFailedUpdateSavesNothing},
-		{"DeleteRemovesAndVetoKeeps", deleteRemovesAndVetoKeeps},
-		{"ADeletionStopsTracking", aDeletionStopsTracking},
-		{"ConcurrentUpdatesAreSerial", concurrentUpdatesAreSerial},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.test(t, newSubject(t))
-		})
-	}
+	contracttest.Run(t, newSubject, []contracttest.Case[Subject]{
+		{Name: "AddedIsReadBackAsStored", Test: addedIsReadBackAsStored},
+		{Name: "MissingIsNotFound", Test: missingIsNotFound},
+		{Name: "ANameIsTheAccountsOnce", Test: aNameIsTheAccountsOnce},
+		{Name: "ATakenIdIsAnErrorNoFault", Test: aTakenIdIsAnErrorNoFault},
+		{Name: "UpdateSavesAChangeWithEvents", Test: updateSavesAChangeWithEvents},
+		{Name: "UpdateWithoutEventsSavesNothing", Test: updateWithoutEventsSavesNothing},
+		{Name: "AFailedUpdateSavesNothing", Test: aFailedUpdateSavesNothing},
+		{Name: "DeleteRemovesAndVetoKeeps", Test: deleteRemovesAndVetoKeeps},
+		{Name: "ADeletionStopsTracking", Test: aDeletionStopsTracking},
+		{Name: "ConcurrentUpdatesAreSerial", Test: concurrentUpdatesAreSerial},
+	})
 }
 
 // What Add stored is what Get reads: every field, settings as a JSON round
@@ -149,18 +137,12 @@ func missingIsNotFound(t *testing.T, s Subject) {
 	called := false
 	fn := func(*domain.Channel) ([]domain.Event, error) { called = true; return nil, nil }
 	missing := ids.New(ids.ShippingChannel)
-	for op, err := range map[string]error{
+	errs := map[string]error{
 		"Get":    func() error { _, err := s.Repo.Get(ctx, missing); return err }(),
 		"Update": func() error { _, err := s.Repo.Update(ctx, missing, fn); return err }(),
 		"Delete": s.Repo.Delete(ctx, missing, fn),
-	} {
-		if !fault.Is(err, fault.KindNotFound) {
-			t.Errorf("%s of a missing channel: %v, want not found", op, err)
-		}
 	}
-	if called {
-		t.Error("fn was called for a missing channel")
-	}
+	contracttest.WantNotFound(t, "a missing channel", errs, called)
 	wantNames(t, s)
 }
 
@@ -331,25 +313,17 @@ func aDeletionStopsTracking(t *testing.T, s Subject) {
 func concurrentUpdatesAreSerial(t *testing.T, s Subject) {
 	ch := add(t, s, "acc_1", "Main")
 	const n = 8
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			_, err := s.Repo.Update(context.WithoutCancel(t.Context()), ch.ID(), func(c *domain.Channel) ([]domain.Event, error) {
-				c.Touch(t0.Add(time.Duration(c.Version()) * time.Second))
-				return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(c)}}, nil
-			})
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
+	contracttest.Concurrently(t, n, func(ctx context.Context) error {
+		_, err := s.Repo.Update(ctx, ch.ID(), func(c *domain.Channel) ([]domain.Event, error) {
+			c.Touch(t0.Add(time.Duration(c.Version()) * time.Second))
+			return []domain.Event{contract.ShippingChannelUpdated{ChannelEvent: event(c)}}, nil
+		})
+		return err
+	})
 	if got := get(t, s, ch.ID()); got.Version != 1+n {
 		t.Errorf("version %d after %d updates: some were lost", got.Version, n)
 	}
-	if got := names(t, s); len(got) != 1+n {
+	if got := s.Written(t); len(got) != 1+n {
 		t.Errorf("%d messages written, want %d", len(got), 1+n)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
 	"shipd/platform/failpoint"
+	"shipd/platform/failswitch"
 	"shipd/platform/usecase/usecasetest"
 )
 
@@ -79,7 +80,7 @@ func Run(t *testing.T, v Vendor) {
 	}
 	scenarios := []scenario{
 		{"labels fail to merge, then the label service fails twice", func(r *rig) {
-			r.merger.failNext(1)
+			r.merger.fail.Arm(1)
 			if v.FailLabels != nil {
 				v.FailLabels(2)
 			}
@@ -224,26 +225,13 @@ func defaultRequest(channelID, id string) domain.Request {
 	}
 }
 
-// merger is the real label merger, made to fail its next n merges.
+// merger is the real label merger, made to fail its next merges (fail).
 type merger struct {
-	mu   sync.Mutex
-	fail int
-}
-
-func (m *merger) failNext(n int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.fail = n
+	fail failswitch.Countdown
 }
 
 func (m *merger) Merge(format string, parts [][]byte) ([]byte, error) {
-	m.mu.Lock()
-	failing := m.fail > 0
-	if failing {
-		m.fail--
-	}
-	m.mu.Unlock()
-	if failing {
+	if m.fail.Take() {
 		return nil, errors.New("merge labels: part 0 is not a valid file (bookingtest)")
 	}
 	return labels.Merge(format, parts)

@@ -18,13 +18,12 @@ func TestRepository(t *testing.T) {
 	repositorytest.Run(t, func(*testing.T) repositorytest.Subject {
 		repo := memory.NewRepository()
 		return repositorytest.Subject{Repo: repo,
-			Published: func(t *testing.T) []outboxtest.Message { return outboxtest.Of(t, repo.Published()) },
-			Sent: func(t *testing.T) []outboxtest.Message {
-				var sent []messaging.Command
+			Published: outboxtest.FromRecord(repo.Published),
+			Sent: outboxtest.FromRecord(func() (sent []messaging.Command) {
 				for _, req := range repo.TrackingRequests() {
 					sent = append(sent, adapters.TrackShipmentParcels(req))
 				}
-				return outboxtest.Of(t, sent)
-			}}
+				return sent
+			})}
 	})
 }

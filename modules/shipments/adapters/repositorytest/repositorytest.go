@@ -9,13 +9,13 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
 	"shipd/modules/shipments/contract"
 	"shipd/modules/shipments/domain"
 	"shipd/platform/carrier"
+	"shipd/platform/contracttest"
 	"shipd/platform/fault"
 	"shipd/platform/ids"
 	"shipd/platform/messaging/outboxtest"
@@ -75,13 +75,6 @@ func get(t *testing.T, s Subject, id string) domain.Stored {
 	return sh.Stored()
 }
 
-func wantNames(t *testing.T, what string, got []outboxtest.Message, want ...string) {
-	t.Helper()
-	if names := outboxtest.Names(got); !slices.Equal(names, want) {
-		t.Errorf("%s %v, want %v", what, names, want)
-	}
-}
-
 var label = domain.Label{Format: "pdf", MIMEType: "application/pdf", Data: []byte("%PDF-1.4 label")}
 
 // book records the carrier's acceptance as the booking use case does.
@@ -96,26 +89,18 @@ func book(sh *domain.Shipment) ([]domain.Event, error) {
 // Run holds the repository newSubject makes (an empty one for each test)
 // to the contract of domain.Repository.
 func Run(t *testing.T, newSubject func(t *testing.T) Subject) {
-	for _, tc := range []struct {
-		name string
-		test func(t *testing.T, s Subject)
-	}{
-		{"AddedIsReadBackAsStored", addedIsReadBackAsStored},
-		{"MissingIsNotFound", missingIsNotFound},
-		{"ATakenIdIsAnErrorNoFault", aTakenIdIsAnErrorNoFault},
-		{"ABookingIsSavedWithItsLabelEventsAndTracking", aBookingIsSavedWithItsLabelEventsAndTracking},
-		{"NoTrackingIsSentUnlessAsked", noTrackingIsSentUnlessAsked},
-		{"AChangeWithoutAnEventIsSavedNoChangeIsNot", aChangeWithoutAnEventIsSavedNoChangeIsNot},
-		{"AFailedUpdateSavesNothing", aFailedUpdateSavesNothing},
-		{"DeleteRemovesAndVetoKeeps", deleteRemovesAndVetoKeeps},
-		{"ConcurrentUpdatesAreSerial", concurrentUpdatesAreSerial},
-		{"LabelPartsAreKeptUntilTheLabel", labelPartsAreKeptUntilTheLabel},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.test(t, newSubject(t))
-		})
-	}
+	contracttest.Run(t, newSubject, []contracttest.Case[Subject]{
+		{Name: "AddedIsReadBackAsStored", Test: addedIsReadBackAsStored},
+		{Name: "MissingIsNotFound", Test: missingIsNotFound},
+		{Name: "ATakenIdIsAnErrorNoFault", Test: aTakenIdIsAnErrorNoFault},
+		{Name: "ABookingIsSavedWithItsLabelEventsAndTracking", Test: aBookingIsSavedWithItsLabelEventsAndTracking},
+		{Name: "NoTrackingIsSentUnlessAsked", Test: noTrackingIsSentUnlessAsked},
+		{Name: "AChangeWithoutAnEventIsSavedNoChangeIsNot", Test: aChangeWithoutAnEventIsSavedNoChangeIsNot},
+		{Name: "AFailedUpdateSavesNothing", Test: aFailedUpdateSavesNothing},
+		{Name: "DeleteRemovesAndVetoKeeps", Test: deleteRemovesAndVetoKeeps},
+		{Name: "ConcurrentUpdatesAreSerial", Test: concurrentUpdatesAreSerial},
+		{Name: "LabelPartsAreKeptUntilTheLabel", Test: labelPartsAreKeptUntilTheLabel},
+	})
 }
 
 // What Add stored is what Get reads; the event is published with it; no
@@ -128,8 +113,8 @@ func addedIsReadBackAsStored(t *testing.T, s Subject) {
 	if l, err := s.Repo.Label(t.Context(), sh.ID()); err != nil || l != nil {
 		t.Errorf("label of a pending shipment: %v (%v)", l, err)
 	}
-	wantNames(t, "published", s.Published(t), contract.EventRequested)
-	wantNames(t, "sent", s.Sent(t))
+	outboxtest.WantNames(t, "published", s.Published(t), contract.EventRequested)
+	outboxtest.WantNames(t, "sent", s.Sent(t))
 }
 
 // A shipment that is not there is fault.NotFound to Get, Update and Delete,
@@ -139,18 +124,12 @@ func missingIsNotFound(t *testing.T, s Subject) {
 	called := false
 	fn := func(*domain.Shipment) ([]domain.Event, error) { called = true; return nil, nil }
 	missing := ids.New(ids.Shipment)
-	for op, err := range map[string]error{
+	errs := map[string]error{
 		"Get":    func() error { _, err := s.Repo.Get(ctx, missing); return err }(),
 		"Update": func() error { _, err := s.Repo.Update(ctx, missing, fn); return err }(),
 		"Delete": s.Repo.Delete(ctx, missing, fn),
-	} {
-		if !fault.Is(err, fault.KindNotFound) {
-			t.Errorf("%s of a missing shipment: %v, want not found", op, err)
-		}
 	}
-	if called {
-		t.Error("fn was called for a missing shipment")
-	}
+	contracttest.WantNotFound(t, "a missing shipment", errs, called)
 	if l, err := s.Repo.Label(ctx, missing); err != nil || l != nil {
 		t.Errorf("label of a missing shipment: %v (%v)", l, err)
 	}
@@ -164,7 +143,7 @@ func aTakenIdIsAnErrorNoFault(t *testing.T, s Subject) {
 	} else if _, isFault := fault.As(err); isFault {
 		t.Errorf("a taken id: %v, want an error that is no fault", err)
 	}
-	wantNames(t, "published", s.Published(t), contract.EventRequested)
+	outboxtest.WantNames(t, "published", s.Published(t), contract.EventRequested)
 }
 
 // A booking is saved with its label and events, and with it goes the one
@@ -184,7 +163,7 @@ func aBookingIsSavedWithItsLabelEventsAndTracking(t *testing.T, s Subject) {
 	if l, err := s.Repo.Label(ctx, sh.ID()); err != nil || l == nil || !reflect.DeepEqual(*l, label) {
 		t.Errorf("label %+v (%v), want %+v", l, err, label)
 	}
-	wantNames(t, "published", s.Published(t), contract.EventRequested, contract.EventCreated)
+	outboxtest.WantNames(t, "published", s.Published(t), contract.EventRequested, contract.EventCreated)
 	sent := s.Sent(t)
 	want := tracking.TrackShipmentParcels{AccountID: "acc_1", ShipmentID: sh.ID(), ChannelID: got.ChannelID, Provider: "fake",
 		TrackingNumbers: []string{"TN1", "TN2"}, Recipient: tracking.Recipient{Name: "Jana Nová", Email: "j@example.com", Phone: "+420123456789"}}
@@ -199,8 +178,8 @@ func noTrackingIsSentUnlessAsked(t *testing.T, s Subject) {
 	if _, err := s.Repo.Update(t.Context(), sh.ID(), book); err != nil {
 		t.Fatal(err)
 	}
-	wantNames(t, "published", s.Published(t), contract.EventRequested, contract.EventCreated)
-	wantNames(t, "sent", s.Sent(t))
+	outboxtest.WantNames(t, "published", s.Published(t), contract.EventRequested, contract.EventCreated)
+	outboxtest.WantNames(t, "sent", s.Sent(t))
 }
 
 // A change that names no event is saved when it changed what is stored (a
@@ -221,7 +200,7 @@ func aChangeWithoutAnEventIsSavedNoChangeIsNot(t *testing.T, s Subject) {
 	if got := get(t, s, sh.ID()); got.BookingHandle != "BATCH-7" || got.Version != 1 {
 		t.Errorf("after recording the handle: %+v", got)
 	}
-	wantNames(t, "published", s.Published(t), contract.EventRequested)
+	outboxtest.WantNames(t, "published", s.Published(t), contract.EventRequested)
 }
 
 // When fn fails, its error is Update's and nothing is saved, published or
@@ -241,8 +220,8 @@ func aFailedUpdateSavesNothing(t *testing.T, s Subject) {
 	if l, err := s.Repo.Label(t.Context(), sh.ID()); err != nil || l != nil {
 		t.Errorf("a failed update kept its label: %v (%v)", l, err)
 	}
-	wantNames(t, "published", s.Published(t), contract.EventRequested)
-	wantNames(t, "sent", s.Sent(t))
+	outboxtest.WantNames(t, "published", s.Published(t), contract.EventRequested)
+	outboxtest.WantNames(t, "sent", s.Sent(t))
 }
 
 // Delete lets fn veto (nothing changes) or removes the shipment and its
@@ -270,7 +249,7 @@ func deleteRemovesAndVetoKeeps(t *testing.T, s Subject) {
 	if l, err := s.Repo.Label(ctx, sh.ID()); err != nil || l != nil {
 		t.Errorf("a deleted shipment's label: %v (%v)", l, err)
 	}
-	wantNames(t, "published", s.Published(t), contract.EventRequested, contract.EventCreated, contract.EventDeleted)
+	outboxtest.WantNames(t, "published", s.Published(t), contract.EventRequested, contract.EventCreated, contract.EventDeleted)
 }
 
 // Updates of one shipment at the same time are applied one after the
@@ -278,21 +257,13 @@ func deleteRemovesAndVetoKeeps(t *testing.T, s Subject) {
 func concurrentUpdatesAreSerial(t *testing.T, s Subject) {
 	sh := add(t, s, true)
 	const n = 8
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			_, err := s.Repo.Update(context.WithoutCancel(t.Context()), sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
-				sh.Touch(t0)
-				return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: event(sh)}}, nil
-			})
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
+	contracttest.Concurrently(t, n, func(ctx context.Context) error {
+		_, err := s.Repo.Update(ctx, sh.ID(), func(sh *domain.Shipment) ([]domain.Event, error) {
+			sh.Touch(t0)
+			return []domain.Event{contract.ShipmentUpdated{ShipmentEvent: event(sh)}}, nil
+		})
+		return err
+	})
 	if got := get(t, s, sh.ID()); got.Version != 1+n {
 		t.Errorf("version %d after %d updates: some were lost", got.Version, n)
 	}

@@ -17,6 +17,6 @@ func TestRepository(t *testing.T) {
 	repositorytest.Run(t, func(_ *testing.T, clk clock.Clock) repositorytest.Subject {
 		repo := memory.NewRepository()
 		return repositorytest.Subject{Repo: repo, Queue: memory.NewCheckQueue(repo, clk),
-			Written: func(t *testing.T) []outboxtest.Message { return outboxtest.Of(t, repo.Published()) }}
+			Written: outboxtest.FromRecord(repo.Published)}
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"shipd/modules/tracking/domain"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/contracttest"
 	"shipd/platform/fault"
 	"shipd/platform/ids"
 	"shipd/platform/messaging/outboxtest"
@@ -30,6 +31,8 @@ type Subject struct {
 	Queue command.CheckQueue
 	// Written returns every message the repository wrote so far, in order.
 	Written func(t *testing.T) []outboxtest.Message
+
+	clk *clock.Manual // the suite's clock, the one the subject was made on
 }
 
 // T0 is when the suite's clock starts.
@@ -75,9 +78,7 @@ func stored(t *testing.T, s Subject, id string) domain.Stored {
 
 func wantNames(t *testing.T, s Subject, want ...string) {
 	t.Helper()
-	if got := outboxtest.Names(s.Written(t)); !slices.Equal(got, want) {
-		t.Errorf("written %v, want %v", got, want)
-	}
+	outboxtest.WantNames(t, "written", s.Written(t), want...)
 }
 
 // sameStored compares states as a database round trip keeps them: times
@@ -116,35 +117,32 @@ func claimedIDs(t *testing.T, s Subject, limit int) []string {
 // Run holds the adapters newSubject makes (empty ones, on clk, for each
 // test) to the contract of domain.Repository and command.CheckQueue.
 func Run(t *testing.T, newSubject func(t *testing.T, clk clock.Clock) Subject) {
-	for _, tc := range []struct {
-		name string
-		test func(t *testing.T, s Subject, clk *clock.Manual)
-	}{
-		{"AddedIsReadBackAsStored", addedIsReadBackAsStored},
-		{"MissingIsNotFound", missingIsNotFound},
-		{"ANumberIsTrackedOncePerChannel", aNumberIsTrackedOncePerChannel},
-		{"ATakenIdIsAnErrorNoFault", aTakenIdIsAnErrorNoFault},
-		{"UpdateSavesEveryCheckAndEachCarrierEventOnce", updateSavesEveryCheckAndEachCarrierEventOnce},
-		{"AFailedUpdateSavesNothing", aFailedUpdateSavesNothing},
-		{"UpdateAllAppliesInOrderAndSkipsTheGone", updateAllAppliesInOrderAndSkipsTheGone},
-		{"UpdateAllKeepsAllOrNone", updateAllKeepsAllOrNone},
-		{"TrackedThroughListsTheChannelsCheckedParcels", trackedThroughListsTheChannelsCheckedParcels},
-		{"DeleteRemovesAndVetoKeeps", deleteRemovesAndVetoKeeps},
-		{"AClaimIsALease", aClaimIsALease},
-		{"ARecordedCheckReleasesItsLease", aRecordedCheckReleasesItsLease},
-		{"ConcurrentUpdatesAreSerial", concurrentUpdatesAreSerial},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			clk := clock.NewManual(T0)
-			tc.test(t, newSubject(t, clk), clk)
-		})
+	onItsClock := func(t *testing.T) Subject {
+		clk := clock.NewManual(T0)
+		s := newSubject(t, clk)
+		s.clk = clk
+		return s
 	}
+	contracttest.Run(t, onItsClock, []contracttest.Case[Subject]{
+		{Name: "AddedIsReadBackAsStored", Test: addedIsReadBackAsStored},
+		{Name: "MissingIsNotFound", Test: missingIsNotFound},
+		{Name: "ANumberIsTrackedOncePerChannel", Test: aNumberIsTrackedOncePerChannel},
+		{Name: "ATakenIdIsAnErrorNoFault", Test: aTakenIdIsAnErrorNoFault},
+		{Name: "UpdateSavesEveryCheckAndEachCarrierEventOnce", Test: updateSavesEveryCheckAndEachCarrierEventOnce},
+		{Name: "AFailedUpdateSavesNothing", Test: aFailedUpdateSavesNothing},
+		{Name: "UpdateAllAppliesInOrderAndSkipsTheGone", Test: updateAllAppliesInOrderAndSkipsTheGone},
+		{Name: "UpdateAllKeepsAllOrNone", Test: updateAllKeepsAllOrNone},
+		{Name: "TrackedThroughListsTheChannelsCheckedParcels", Test: trackedThroughListsTheChannelsCheckedParcels},
+		{Name: "DeleteRemovesAndVetoKeeps", Test: deleteRemovesAndVetoKeeps},
+		{Name: "AClaimIsALease", Test: aClaimIsALease},
+		{Name: "ARecordedCheckReleasesItsLease", Test: aRecordedCheckReleasesItsLease},
+		{Name: "ConcurrentUpdatesAreSerial", Test: concurrentUpdatesAreSerial},
+	})
 }
 
 // What Add stored is what Get and GetStored read, and the events are
 // written with it.
-func addedIsReadBackAsStored(t *testing.T, s Subject, _ *clock.Manual) {
+func addedIsReadBackAsStored(t *testing.T, s Subject) {
 	p := add(t, s, "acc_1", "ch_1", "TN1")
 	got, err := s.Repo.Get(t.Context(), p.ID())
 	if err != nil {
@@ -161,31 +159,25 @@ func addedIsReadBackAsStored(t *testing.T, s Subject, _ *clock.Manual) {
 
 // A parcel that is not there is fault.NotFound to Get, GetStored, Update
 // and Delete, and fn is not called.
-func missingIsNotFound(t *testing.T, s Subject, _ *clock.Manual) {
+func missingIsNotFound(t *testing.T, s Subject) {
 	ctx := t.Context()
 	called := false
 	fn := func(*domain.Parcel) ([]domain.Event, error) { called = true; return nil, nil }
 	missing := ids.New(ids.TrackingParcel)
-	for op, err := range map[string]error{
+	errs := map[string]error{
 		"Get":       func() error { _, err := s.Repo.Get(ctx, missing); return err }(),
 		"GetStored": func() error { _, err := s.Repo.GetStored(ctx, missing); return err }(),
 		"Update":    func() error { _, err := s.Repo.Update(ctx, missing, fn); return err }(),
 		"Delete":    s.Repo.Delete(ctx, missing, fn),
-	} {
-		if !fault.Is(err, fault.KindNotFound) {
-			t.Errorf("%s of a missing parcel: %v, want not found", op, err)
-		}
 	}
-	if called {
-		t.Error("fn was called for a missing parcel")
-	}
+	contracttest.WantNotFound(t, "a missing parcel", errs, called)
 	wantNames(t, s)
 }
 
 // A number is tracked once per account and channel (a validation fault on
 // tracking_number naming the parcel that tracks it) until that parcel is
 // deleted; another channel or account may track it too.
-func aNumberIsTrackedOncePerChannel(t *testing.T, s Subject, _ *clock.Manual) {
+func aNumberIsTrackedOncePerChannel(t *testing.T, s Subject) {
 	ctx := t.Context()
 	first := add(t, s, "acc_1", "ch_1", "TN1")
 	err := s.Repo.Add(ctx, parcel(t, "acc_1", "ch_1", "TN1"), contract.TrackingParcelCreated{})
@@ -203,7 +195,7 @@ func aNumberIsTrackedOncePerChannel(t *testing.T, s Subject, _ *clock.Manual) {
 }
 
 // A taken id is the primary key's violation: an error, not a fault.
-func aTakenIdIsAnErrorNoFault(t *testing.T, s Subject, _ *clock.Manual) {
+func aTakenIdIsAnErrorNoFault(t *testing.T, s Subject) {
 	p := add(t, s, "acc_1", "ch_1", "TN1")
 	again, err := domain.New(p.ID(), "acc_1", "fake", domain.Request{TrackingNumber: "TN2", ChannelID: "ch_1"}, T0)
 	if err != nil {
@@ -219,7 +211,7 @@ func aTakenIdIsAnErrorNoFault(t *testing.T, s Subject, _ *clock.Manual) {
 // Update saves the change whether or not fn names events (a failed check
 // names none, and is still recorded), with each carrier event kept once
 // however often it is reported, in the order they happened; it returns what it saved.
-func updateSavesEveryCheckAndEachCarrierEventOnce(t *testing.T, s Subject, _ *clock.Manual) {
+func updateSavesEveryCheckAndEachCarrierEventOnce(t *testing.T, s Subject) {
 	ctx := t.Context()
 	p := add(t, s, "acc_1", "ch_1", "TN1")
 	early := carrier.TrackingEvent{Code: "PICKED", Status: carrier.StatusInTransit, At: T0.Add(time.Minute)}
@@ -259,7 +251,7 @@ func updateSavesEveryCheckAndEachCarrierEventOnce(t *testing.T, s Subject, _ *cl
 }
 
 // When fn fails, its error is Update's and nothing is saved or written.
-func aFailedUpdateSavesNothing(t *testing.T, s Subject, _ *clock.Manual) {
+func aFailedUpdateSavesNothing(t *testing.T, s Subject) {
 	p := add(t, s, "acc_1", "ch_1", "TN1")
 	refuse := errors.New("refused")
 	if _, err := s.Repo.Update(t.Context(), p.ID(), func(p *domain.Parcel) ([]domain.Event, error) {
@@ -283,7 +275,7 @@ func aFailedUpdateSavesNothing(t *testing.T, s Subject, _ *clock.Manual) {
 
 // UpdateAll applies each change in the order given, skips a parcel that is
 // gone, saves them with their status updates and writes their events.
-func updateAllAppliesInOrderAndSkipsTheGone(t *testing.T, s Subject, _ *clock.Manual) {
+func updateAllAppliesInOrderAndSkipsTheGone(t *testing.T, s Subject) {
 	a, b := add(t, s, "acc_1", "ch_1", "TN1"), add(t, s, "acc_1", "ch_1", "TN2")
 	var order []string
 	change := func(id string) domain.Change {
@@ -312,7 +304,7 @@ func updateAllAppliesInOrderAndSkipsTheGone(t *testing.T, s Subject, _ *clock.Ma
 }
 
 // A batch that cannot be saved whole is saved not at all.
-func updateAllKeepsAllOrNone(t *testing.T, s Subject, _ *clock.Manual) {
+func updateAllKeepsAllOrNone(t *testing.T, s Subject) {
 	a, b := add(t, s, "acc_1", "ch_1", "TN1"), add(t, s, "acc_1", "ch_1", "TN2")
 	good := domain.Change{ID: a.ID(), Apply: func(p *domain.Parcel) []domain.Event { checked(p, hub); return []domain.Event{updated(p)} }}
 	unsavable := domain.Change{ID: b.ID(), Apply: func(p *domain.Parcel) []domain.Event {
@@ -330,7 +322,7 @@ func updateAllKeepsAllOrNone(t *testing.T, s Subject, _ *clock.Manual) {
 
 // TrackedThrough lists, by id, the account's parcels of the channel whose
 // checks go on.
-func trackedThroughListsTheChannelsCheckedParcels(t *testing.T, s Subject, _ *clock.Manual) {
+func trackedThroughListsTheChannelsCheckedParcels(t *testing.T, s Subject) {
 	ctx := t.Context()
 	var want []string
 	for _, n := range []string{"TN1", "TN2", "TN3"} {
@@ -357,7 +349,7 @@ func trackedThroughListsTheChannelsCheckedParcels(t *testing.T, s Subject, _ *cl
 
 // Delete lets fn veto (nothing changes) or removes the parcel, its status
 // updates with it, and writes fn's events.
-func deleteRemovesAndVetoKeeps(t *testing.T, s Subject, _ *clock.Manual) {
+func deleteRemovesAndVetoKeeps(t *testing.T, s Subject) {
 	ctx := t.Context()
 	p := add(t, s, "acc_1", "ch_1", "TN1")
 	if _, err := s.Repo.Update(ctx, p.ID(), func(p *domain.Parcel) ([]domain.Event, error) { checked(p, hub); return nil, nil }); err != nil {
@@ -385,7 +377,7 @@ func deleteRemovesAndVetoKeeps(t *testing.T, s Subject, _ *clock.Manual) {
 // Claim leases due parcels, the longest overdue first, up to its limit;
 // a leased parcel is not claimed again until its lease runs out or it is
 // released; Due counts the due ones, leased or not.
-func aClaimIsALease(t *testing.T, s Subject, clk *clock.Manual) {
+func aClaimIsALease(t *testing.T, s Subject) {
 	ctx := t.Context()
 	late := add(t, s, "acc_1", "ch_1", "TN1") // due at T0
 	later := parcel(t, "acc_1", "ch_1", "TN2")
@@ -401,7 +393,7 @@ func aClaimIsALease(t *testing.T, s Subject, clk *clock.Manual) {
 	if n, err := s.Queue.Due(ctx); err != nil || n != 1 {
 		t.Errorf("due at T0: %d (%v), want 1", n, err)
 	}
-	clk.Advance(2 * time.Minute)
+	s.clk.Advance(2 * time.Minute)
 	if got := claimedIDs(t, s, 1); !slices.Equal(got, []string{late.ID()}) {
 		t.Errorf("claimed %v, want the longest overdue %s", got, late.ID())
 	}
@@ -420,7 +412,7 @@ func aClaimIsALease(t *testing.T, s Subject, clk *clock.Manual) {
 	if got := claimedIDs(t, s, 10); !slices.Equal(got, []string{later.ID()}) {
 		t.Errorf("after a release claimed %v, want %s", got, later.ID())
 	}
-	clk.Advance(2 * time.Minute) // both leases (a minute) run out
+	s.clk.Advance(2 * time.Minute) // both leases (a minute) run out
 	if got := claimedIDs(t, s, 10); len(got) != 2 {
 		t.Errorf("after the leases ran out claimed %v, want both", got)
 	}
@@ -428,7 +420,7 @@ func aClaimIsALease(t *testing.T, s Subject, clk *clock.Manual) {
 
 // Recording a check (Update or UpdateAll) ends the parcel's lease: it is
 // claimed again when its next check is due, not when the lease runs out.
-func aRecordedCheckReleasesItsLease(t *testing.T, s Subject, clk *clock.Manual) {
+func aRecordedCheckReleasesItsLease(t *testing.T, s Subject) {
 	ctx := t.Context()
 	a, b := add(t, s, "acc_1", "ch_1", "TN1"), add(t, s, "acc_1", "ch_1", "TN2")
 	claimed, err := s.Queue.Claim(ctx, 10, time.Hour)
@@ -447,7 +439,7 @@ func aRecordedCheckReleasesItsLease(t *testing.T, s Subject, clk *clock.Manual) 
 	if err := s.Repo.UpdateAll(ctx, []domain.Change{{ID: b.ID(), Apply: func(p *domain.Parcel) []domain.Event { due(p); return nil }}}); err != nil {
 		t.Fatal(err)
 	}
-	clk.Advance(time.Minute)
+	s.clk.Advance(time.Minute)
 	if got := claimedIDs(t, s, 10); len(got) != 2 {
 		t.Errorf("claimed %v after the checks were recorded, want both again", got)
 	}
@@ -455,24 +447,16 @@ func aRecordedCheckReleasesItsLease(t *testing.T, s Subject, clk *clock.Manual) 
 
 // Updates of one parcel at the same time are applied one after the other:
 // none is lost.
-func concurrentUpdatesAreSerial(t *testing.T, s Subject, _ *clock.Manual) {
+func concurrentUpdatesAreSerial(t *testing.T, s Subject) {
 	p := add(t, s, "acc_1", "ch_1", "TN1")
 	const n = 8
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			_, err := s.Repo.Update(context.WithoutCancel(t.Context()), p.ID(), func(p *domain.Parcel) ([]domain.Event, error) {
-				p.CheckFailed("away", T0, time.Hour)
-				return nil, nil
-			})
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
+	contracttest.Concurrently(t, n, func(ctx context.Context) error {
+		_, err := s.Repo.Update(ctx, p.ID(), func(p *domain.Parcel) ([]domain.Event, error) {
+			p.CheckFailed("away", T0, time.Hour)
+			return nil, nil
+		})
+		return err
+	})
 	if st := stored(t, s, p.ID()); st.ChecksDone != n {
 		t.Errorf("%d checks recorded of %d: some were lost", st.ChecksDone, n)
 	}

@@ -19,6 +19,7 @@ import (
 	"shipd/modules/webhooks/contract"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
+	"shipd/platform/contracttest"
 	"shipd/platform/fault"
 	"shipd/platform/ids"
 )
@@ -91,25 +92,18 @@ func due(t *testing.T, s Subject) int {
 // Run holds the adapters newSubject makes (empty ones, on clk, for each
 // test) to the contract of domain.Repository and query.SubscriptionList.
 func Run(t *testing.T, newSubject func(t *testing.T, clk clock.Clock) Subject) {
-	for _, tc := range []struct {
-		name string
-		test func(t *testing.T, s Subject)
-	}{
-		{"AddedIsReadBackAsStored", addedIsReadBackAsStored},
-		{"MissingIsNotFound", missingIsNotFound},
-		{"ATakenIdIsAnErrorNoFault", aTakenIdIsAnErrorNoFault},
-		{"UpdateSavesWhatFnChanged", updateSavesWhatFnChanged},
-		{"AFailedUpdateSavesNothing", aFailedUpdateSavesNothing},
-		{"APauseCancelsPendingDeliveries", aPauseCancelsPendingDeliveries},
-		{"DeleteLeavesATombstone", deleteLeavesATombstone},
-		{"TheListIsTheAccountsNewestFirst", theListIsTheAccountsNewestFirst},
-		{"ConcurrentUpdatesAreSerial", concurrentUpdatesAreSerial},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tc.test(t, newSubject(t, clock.NewManual(T0.Add(time.Hour))))
-		})
-	}
+	anHourIn := func(t *testing.T) Subject { return newSubject(t, clock.NewManual(T0.Add(time.Hour))) }
+	contracttest.Run(t, anHourIn, []contracttest.Case[Subject]{
+		{Name: "AddedIsReadBackAsStored", Test: addedIsReadBackAsStored},
+		{Name: "MissingIsNotFound", Test: missingIsNotFound},
+		{Name: "ATakenIdIsAnErrorNoFault", Test: aTakenIdIsAnErrorNoFault},
+		{Name: "UpdateSavesWhatFnChanged", Test: updateSavesWhatFnChanged},
+		{Name: "AFailedUpdateSavesNothing", Test: aFailedUpdateSavesNothing},
+		{Name: "APauseCancelsPendingDeliveries", Test: aPauseCancelsPendingDeliveries},
+		{Name: "DeleteLeavesATombstone", Test: deleteLeavesATombstone},
+		{Name: "TheListIsTheAccountsNewestFirst", Test: theListIsTheAccountsNewestFirst},
+		{Name: "ConcurrentUpdatesAreSerial", Test: concurrentUpdatesAreSerial},
+	})
 }
 
 // What Add stored is what Get reads, the secret in the clear.
@@ -127,18 +121,12 @@ func missingIsNotFound(t *testing.T, s Subject) {
 	called := false
 	fn := func(*domain.Subscription) error { called = true; return nil }
 	missing := ids.New(ids.WebhookSub)
-	for op, err := range map[string]error{
+	errs := map[string]error{
 		"Get":    func() error { _, err := s.Repo.Get(ctx, missing); return err }(),
 		"Update": func() error { _, err := s.Repo.Update(ctx, missing, fn); return err }(),
 		"Delete": s.Repo.Delete(ctx, missing, fn),
-	} {
-		if !fault.Is(err, fault.KindNotFound) {
-			t.Errorf("%s of a missing subscription: %v, want not found", op, err)
-		}
 	}
-	if called {
-		t.Error("fn was called for a missing subscription")
-	}
+	contracttest.WantNotFound(t, "a missing subscription", errs, called)
 }
 
 // A taken id is the primary key's violation: an error, not a fault.
@@ -321,20 +309,12 @@ func theListIsTheAccountsNewestFirst(t *testing.T, s Subject) {
 func concurrentUpdatesAreSerial(t *testing.T, s Subject) {
 	sub := add(t, s, "acc_1", "main", T0)
 	const n = 8
-	errs := make(chan error, n)
-	for range n {
-		go func() {
-			_, err := s.Repo.Update(context.WithoutCancel(t.Context()), sub.ID(), func(sub *domain.Subscription) error {
-				return sub.Apply(domain.Change{}, eventTypes, T0)
-			})
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
+	contracttest.Concurrently(t, n, func(ctx context.Context) error {
+		_, err := s.Repo.Update(ctx, sub.ID(), func(sub *domain.Subscription) error {
+			return sub.Apply(domain.Change{}, eventTypes, T0)
+		})
+		return err
+	})
 	if got := get(t, s, sub.ID()); got.Version != 1+n {
 		t.Errorf("version %d after %d updates: some were lost", got.Version, n)
 	}
