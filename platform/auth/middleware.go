@@ -52,18 +52,35 @@ func bearer(header string) (string, bool) {
 	return key, key != ""
 }
 
-// Require wraps h so that only keys holding perm reach it.
+// Require wraps h so that only keys holding perm reach it. The handler it
+// returns says which permission it asks (Guarded), so that what runs before
+// it on the route (the idempotency layer, ADR 0007) can refuse a key that
+// may not make the request before answering anything for it.
 func Require(perm Permission, h http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok := FromContext(r.Context())
-		if !ok {
-			httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Missing API key.", nil)
-			return
-		}
-		if !p.Can(perm) {
-			httpapi.WriteErrorBody(w, r, http.StatusForbidden, "forbidden", "This API key lacks the permission "+string(perm)+".", nil)
-			return
-		}
-		h(w, r)
-	})
+	return required{perm: perm, next: h}
+}
+
+// Guarded is a route's handler that asks a permission of the caller.
+type Guarded interface {
+	RequiredPermission() Permission
+}
+
+type required struct {
+	perm Permission
+	next http.HandlerFunc
+}
+
+func (q required) RequiredPermission() Permission { return q.perm }
+
+func (q required) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p, ok := FromContext(r.Context())
+	if !ok {
+		httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Missing API key.", nil)
+		return
+	}
+	if !p.Can(q.perm) {
+		httpapi.WriteErrorBody(w, r, http.StatusForbidden, "forbidden", "This API key lacks the permission "+string(q.perm)+".", nil)
+		return
+	}
+	q.next(w, r)
 }

@@ -24,7 +24,8 @@ type claim struct{ account, key, token string }
 // the client hear it. A crash before the commit leaves nothing but a claim
 // whose holder is gone, which the next request with the key takes over; a
 // crash after it leaves the resource and its answer, which the retry
-// replays. A 5xx answer is not stored: the key is released.
+// replays. A 5xx answer is not stored: the key is released; nor is a 4xx
+// whose handler wrote nothing.
 func (s *Store) serveClaimed(w http.ResponseWriter, r *http.Request, next http.Handler, c claim) {
 	ctx, scope := postgres.WithScope(r.Context(), s.db)
 	// The key must not stay claimed when the client leaves or the handler
@@ -39,7 +40,13 @@ func (s *Store) serveClaimed(w http.ResponseWriter, r *http.Request, next http.H
 		}
 	}()
 	next.ServeHTTP(ans, r.WithContext(ctx))
-	if ans.status >= 500 || ans.status == 0 {
+	// A refusal that changed nothing (a body the route could not read, a
+	// field refused, a resource of another account) is not stored, as
+	// Stripe stores no result for a request that never started executing:
+	// the same request may be made again, by a key that may, once the
+	// problem is gone.
+	refusedUnchanged := ans.status >= 400 && ans.status < 500 && !scope.Wrote()
+	if ans.status >= 500 || ans.status == 0 || refusedUnchanged {
 		// What the handler chose to keep before failing stays, as it
 		// would without a key (a refresh records its failed check); the
 		// key goes with it, so a retry runs again.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/gorilla/mux"
+
 	"shipd/platform/auth"
 	"shipd/platform/httpapi"
 )
@@ -23,7 +25,10 @@ func Middleware(s *Store) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			key := r.Header.Get(HeaderName)
 			p, authed := auth.FromContext(r.Context())
-			if r.Method != http.MethodPost || key == "" || !authed {
+			if r.Method != http.MethodPost || key == "" || !authed || !mayMake(r, p) {
+				// A key that may not make the request is answered its
+				// refusal by the route, and nothing is claimed, replayed or
+				// stored for it.
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -66,4 +71,16 @@ func Middleware(s *Store) func(http.Handler) http.Handler {
 			}
 		})
 	}
+}
+
+// mayMake reports whether the principal holds the permission the matched
+// route asks (auth.Require); a route that asks none, or none matched, is
+// the route's to answer.
+func mayMake(r *http.Request, p auth.Principal) bool {
+	route := mux.CurrentRoute(r)
+	if route == nil {
+		return true
+	}
+	guarded, ok := route.GetHandler().(auth.Guarded)
+	return !ok || p.Can(guarded.RequiredPermission())
 }

@@ -130,6 +130,10 @@ func (s *Scope) Rollback() {
 	}
 }
 
+// Wrote reports whether anything ran in the scope's transaction: a handler
+// that answered without writing changed nothing.
+func (s *Scope) Wrote() bool { return s.tx != nil }
+
 // Reader is what a read on db should go through under ctx: the scope's
 // transaction once it has begun, so a handler that wrote under a scope reads
 // its own write back (a command's result is read through a query, ADR

@@ -119,8 +119,9 @@ func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Lo
 	return a, nil
 }
 
-// Route is one method and path template the router serves.
-type Route struct{ Method, Path string }
+// Route is one method and path template the router serves, and the
+// permission its handler asks of a key ("" for none).
+type Route struct{ Method, Path, Permission string }
 
 // Routes lists every method and path template the router serves, operator
 // endpoints included, sorted.
@@ -135,8 +136,12 @@ func (a *App) Routes() []Route {
 		if err != nil {
 			return nil // a subrouter prefix, or a route taking every method
 		}
+		perm := ""
+		if g, ok := route.GetHandler().(auth.Guarded); ok {
+			perm = string(g.RequiredPermission())
+		}
 		for _, m := range methods {
-			out = append(out, Route{Method: m, Path: path})
+			out = append(out, Route{Method: m, Path: path, Permission: perm})
 		}
 		return nil
 	})

@@ -120,11 +120,17 @@ func TestIdempotentCreate(t *testing.T) {
 	if err := env.DB.Get(&n, `SELECT count(*) FROM channels.channels`); err != nil || n != 1 {
 		t.Fatalf("channels = %d (%v), want 1", n, err)
 	}
-	// A validation failure is an answer too, and is replayed as such.
+	// A validation failure changed nothing, so it is not stored (issue
+	// 31): the same key answers it anew, and takes the corrected request.
 	bad := apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: key, Body: map[string]any{"name": ""},
 		Headers: map[string]string{"Idempotency-Key": "bad-1"}}
-	if r1, r2 := env.Do(bad), env.Do(bad); r1.Status != 422 || r2.Status != 422 || r2.Header.Get("Idempotent-Replayed") != "true" {
-		t.Errorf("422 replay: %d %d %v", r1.Status, r2.Status, r2.Header)
+	if r1, r2 := env.Do(bad), env.Do(bad); r1.Status != 422 || r2.Status != 422 || r2.Header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("a refused request again: %d %d %v", r1.Status, r2.Status, r2.Header)
+	}
+	fixed := bad
+	fixed.Body = channel("Fixed")
+	if res := env.Do(fixed); res.Status != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("the corrected request under the refused one's key: %d %s", res.Status, res.Body)
 	}
 	// Keys belong to accounts: another account may use the same key.
 	if res := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipping-channels", Key: env.NewKey("globex"), Body: channel("Once"),
