@@ -3,11 +3,15 @@ package adapters
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
+	"syscall"
 	"time"
 
 	"code.dny.dev/ssrf"
@@ -74,7 +78,7 @@ func (s *HTTPSender) send(ctx context.Context, r domain.Request) domain.Response
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
-		return domain.Response{Failure: "the URL cannot be requested: " + err.Error()}
+		return domain.Response{Failure: "the URL cannot be requested"}
 	}
 	values := make([]string, len(r.Headers)) // one allocation for every header's value
 	for i, h := range r.Headers {
@@ -83,28 +87,52 @@ func (s *HTTPSender) send(ctx context.Context, r domain.Request) domain.Response
 	}
 	res, err := s.client.Do(req)
 	if err != nil {
-		return domain.Response{Duration: time.Since(start), Failure: s.failure(err)}
+		return domain.Response{Duration: time.Since(start), Failure: s.failure(ctx, err)}
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, MaxResponseBody)) // a body cut short still has its status
 	return domain.Response{Status: res.StatusCode, Body: string(body), Duration: time.Since(start)}
 }
 
-// failure says in a sentence why nothing usable came back.
-func (s *HTTPSender) failure(err error) string {
+// failure says in a stable sentence why nothing usable came back. The log
+// it goes into is the tenant's, so it names no address a name resolved
+// to, no resolver, no internal host (issue 31: the log was a DNS and
+// network oracle); the full error goes to shipd's own log, for the
+// operator.
+func (s *HTTPSender) failure(ctx context.Context, err error) string {
+	slog.InfoContext(ctx, "webhook attempt failed", "err", err)
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		err = ue.Err // the URL is in the log already
+		err = ue.Err
 	}
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	var opErr *net.OpError
 	switch {
 	case errors.Is(err, ssrf.ErrProhibitedIP), errors.Is(err, ssrf.ErrProhibitedPort), errors.Is(err, ssrf.ErrProhibitedNetwork):
-		return "refused: the URL leads to a loopback, private, link-local or other non-public address (" + err.Error() +
-			"); the operator can allow it with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"
+		return "the destination is not allowed: the URL leads to a private, loopback or other non-public address " +
+			"(the operator can allow such addresses with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)"
+	case errors.As(err, &dnsErr):
+		return "the host name could not be resolved"
 	case isTimeout(err):
 		return "the receiver did not answer within " + s.timeout.String()
+	case errors.As(err, &certErr), errors.As(err, &recordErr), isTLS(err):
+		return "the TLS connection to the receiver failed (certificate or handshake)"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the receiver refused the connection"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the receiver closed the connection before answering"
+	case errors.As(err, &opErr):
+		return "the receiver could not be reached"
 	default:
-		return "no answer from the receiver: " + err.Error()
+		return "no answer from the receiver"
 	}
+}
+
+// isTLS reports a handshake failure that crypto/tls reports as text only.
+func isTLS(err error) bool {
+	return strings.Contains(err.Error(), "tls: ")
 }
 
 func isTimeout(err error) bool {

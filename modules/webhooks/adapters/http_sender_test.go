@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,5 +36,28 @@ func TestSenderRefusesToPostInsideATransaction(t *testing.T) {
 	})
 	if n := hits.Load(); n != 2 {
 		t.Errorf("the receiver was called %d times, want 2", n)
+	}
+}
+
+// What a refused or failed delivery logs for the tenant names no address:
+// a loopback destination reads as not allowed, without the address its name
+// resolved to (issue 31: the delivery log was a network oracle).
+func TestAFailureSaysWhatHappenedNotWhatIsInside(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(srv.Close)
+	sender := adapters.NewHTTPSender(config.Config{WebhookTimeout: 5 * time.Second}, metrics.NewWebhookAttempts(prometheus.NewRegistry()))
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	for _, url := range []string{srv.URL + "/h", "http://localhost:" + port + "/h"} {
+		res := sender.Send(t.Context(), domain.Request{URL: url, Body: []byte(`{}`)})
+		if !strings.HasPrefix(res.Failure, "the destination is not allowed") || strings.Contains(res.Failure, "127.0.0.1") || strings.Contains(res.Failure, "::1") {
+			t.Errorf("%s: %q", url, res.Failure)
+		}
+	}
+	// A name the resolver answers for in its own way (here: not at all,
+	// or loopback): one of the two sentences, never the resolver's address.
+	res := sender.Send(t.Context(), domain.Request{URL: "http://localhost.:" + port + "/h", Body: []byte(`{}`)})
+	if (!strings.HasPrefix(res.Failure, "the destination is not allowed") && res.Failure != "the host name could not be resolved") ||
+		strings.Contains(res.Failure, ":53") || strings.Contains(res.Failure, "127.0.0.1") {
+		t.Errorf("localhost.: %q", res.Failure)
 	}
 }

@@ -55,9 +55,9 @@ func TestReceiverFailuresAreLogged(t *testing.T) {
 		{srv.URL + "/slow", "failed", 0, "did not answer within 2s"},
 		{srv.URL + "/moved", "failed", 301, "the receiver answered HTTP 301; redirects are not followed"},
 		{srv.URL + "/gone", "failed", 410, "the receiver answered HTTP 410"},
-		{srv.URL + "/reset", "failed", 0, "no answer from the receiver"},
+		{srv.URL + "/reset", "failed", 0, "the receiver closed the connection before answering"},
 		{tlsSrv.URL + "/gone", "failed", 0, "certificate"},
-		{"http://127.0.0.1:1/nothing-listens", "failed", 0, "no answer from the receiver"},
+		{"http://127.0.0.1:1/nothing-listens", "failed", 0, "the receiver refused the connection"},
 		{srv.URL + "/big", "success", 200, ""},
 	}
 	ids := make([]string, len(cases))
