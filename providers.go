@@ -206,8 +206,8 @@ func modules(ch *channels.Module, sh *shipments.Module, tr *tracking.Module, wh 
 
 // frontends are the driving adapters beside the modules' API: the
 // dashboard's pages. The server mounts them only where every module runs.
-func frontends(keys *auth.Store, limiter *ratelimit.Limiter) []server.Frontend {
-	return []server.Frontend{dashboard.New(keys, limiter)}
+func frontends(keys *auth.Store, limiter *ratelimit.Limiter, box *secrets.Box) []server.Frontend {
+	return []server.Frontend{dashboard.New(keys, limiter, box)}
 }
 
 // labelMerger joins per-parcel labels for the shipments module.

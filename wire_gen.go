@@ -130,7 +130,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	retentionWorker := ports4.NewRetentionWorker(application3, cfg)
 	webhooksModule := webhooks.NewModule(httpServer3, portsEventHandlers, deliveryWorker, retentionWorker)
 	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
-	v2 := frontends(store, limiter)
+	v2 := frontends(store, limiter, box)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
 	messagingForwarder := forwarder(db, messagingWakeup, broker, cfg, v, logger)
 	v3 := workers(janitor, presence, messagingForwarder)

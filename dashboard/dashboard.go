@@ -8,13 +8,11 @@
 package dashboard
 
 import (
-	"crypto/rand"
 	"embed"
 	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"path"
 	"strings"
@@ -22,38 +20,33 @@ import (
 	"github.com/gorilla/mux"
 
 	"shipd/platform/auth"
-	"shipd/platform/httpapi"
 	"shipd/platform/ratelimit"
+	"shipd/platform/secrets"
 )
 
 //go:embed templates/*.html
 var templateFiles embed.FS
 
 // Cookie names: the session, and the sign-in form's own token (a form
-// posted from another site has neither, so it cannot sign anyone in).
+// posted from another site has neither, so it cannot sign anyone in; one
+// planted in a cookie is not the server's, so it cannot either: sign_in.go).
 const (
 	sessionCookie = "shipd_session"
 	signInCookie  = "shipd_sign_in"
-)
-
-// Sign-in attempts allowed per minute for one address and for one client
-// address, whatever the outcome: enough for typos, too few to guess.
-const (
-	attemptsPerAddress = 5
-	attemptsPerClient  = 20
 )
 
 // Dashboard serves /dashboard.
 type Dashboard struct {
 	users   *auth.Store
 	limiter *ratelimit.Limiter
+	box     *secrets.Box // signs the sign-in form's token
 	api     http.Handler // the /v1 API, called in process (api.go)
 	pages   map[string]*template.Template
 }
 
 // New returns the dashboard; Register gives it the API it calls.
-func New(users *auth.Store, limiter *ratelimit.Limiter) *Dashboard {
-	d := &Dashboard{users: users, limiter: limiter, pages: map[string]*template.Template{}}
+func New(users *auth.Store, limiter *ratelimit.Limiter, box *secrets.Box) *Dashboard {
+	d := &Dashboard{users: users, limiter: limiter, box: box, pages: map[string]*template.Template{}}
 	files, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -114,63 +107,6 @@ func (d *Dashboard) render(w http.ResponseWriter, status int, page string, v vie
 	}
 }
 
-func (d *Dashboard) signInPage(w http.ResponseWriter, r *http.Request) {
-	d.renderSignIn(w, r, http.StatusOK, "", "")
-}
-
-// renderSignIn shows the form with a fresh form token in a cookie of its own.
-func (d *Dashboard) renderSignIn(w http.ResponseWriter, r *http.Request, status int, problem, email string) {
-	token := rand.Text()
-	http.SetCookie(w, d.cookie(r, signInCookie, token, 600))
-	d.render(w, status, "sign_in", view{Title: "Sign in", Problem: problem, CSRFToken: token, Email: email})
-}
-
-func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
-	email := strings.TrimSpace(r.PostFormValue("email"))
-	if c, err := r.Cookie(signInCookie); err != nil || c.Value == "" || c.Value != r.PostFormValue("csrf_token") {
-		d.renderSignIn(w, r, http.StatusForbidden, "The form expired or came from elsewhere. Please sign in again.", email)
-		return
-	}
-	password := r.PostFormValue("password")
-	if len(email) > 254 || len(password) > 4*auth.MaxPasswordLength || !httpapi.StorableText(email) || !httpapi.StorableText(password) {
-		// No user has such an address or password, and PostgreSQL could not
-		// even be asked about them (NUL, bytes that are not UTF-8).
-		d.renderSignIn(w, r, http.StatusUnauthorized, "The e-mail address or the password is wrong.", "")
-		return
-	}
-	for _, limit := range []struct {
-		key string
-		n   int
-	}{{"sign-in:" + strings.ToLower(email), attemptsPerAddress}, {"sign-in-client:" + clientAddress(r), attemptsPerClient}} {
-		decision, err := d.limiter.Take(r.Context(), limit.key, limit.n)
-		if err != nil {
-			d.failed(w, r, err)
-			return
-		}
-		if !decision.Allowed {
-			d.renderSignIn(w, r, http.StatusTooManyRequests, "Too many sign-in attempts. Please wait a minute and try again.", email)
-			return
-		}
-	}
-	user, err := d.users.CheckPassword(r.Context(), email, password)
-	if errors.Is(err, auth.ErrWrongCredentials) {
-		d.renderSignIn(w, r, http.StatusUnauthorized, "The e-mail address or the password is wrong.", email)
-		return
-	}
-	if err != nil {
-		d.failed(w, r, err)
-		return
-	}
-	token, _, err := d.users.StartSession(r.Context(), user)
-	if err != nil {
-		d.failed(w, r, err)
-		return
-	}
-	http.SetCookie(w, d.cookie(r, signInCookie, "", -1))
-	http.SetCookie(w, d.cookie(r, sessionCookie, token, int(auth.SessionLifetime.Seconds())))
-	http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
-}
-
 func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request, s auth.Session) {
 	c, _ := r.Cookie(sessionCookie)
 	if err := d.users.EndSession(r.Context(), c.Value); err != nil {
@@ -202,6 +138,20 @@ func (d *Dashboard) signedIn(page func(http.ResponseWriter, *http.Request, auth.
 			d.failed(w, r, err)
 			return
 		}
+		// A page is one request of the account, limited as its API calls
+		// are (which then are not counted again).
+		decision, err := d.limiter.Take(r.Context(), s.Principal().AccountID, s.Principal().RateLimit)
+		if err != nil {
+			d.failed(w, r, err)
+			return
+		}
+		d.limiter.SetHeaders(w.Header(), decision)
+		if !decision.Allowed {
+			d.render(w, http.StatusTooManyRequests, "home", view{Title: "Too many requests", Session: &s,
+				Problem: "Your account made more requests this minute than its plan allows. Please wait a minute and try again."})
+			return
+		}
+		r = r.WithContext(ratelimit.Counted(r.Context()))
 		if r.Method == http.MethodPost && !s.CSRFMatches(r.PostFormValue("csrf_token")) {
 			d.render(w, http.StatusForbidden, "home", view{Title: "Forbidden", Session: &s,
 				Problem: "The form expired or came from elsewhere; nothing was changed. Please try again."})
@@ -216,14 +166,4 @@ func (d *Dashboard) signedIn(page func(http.ResponseWriter, *http.Request, auth.
 func (d *Dashboard) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: "/dashboard", MaxAge: maxAge, HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}
-}
-
-// clientAddress is the connection's IP address (a proxy in front hides the
-// client's: then every client shares the per-client limit).
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

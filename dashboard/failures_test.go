@@ -11,7 +11,7 @@ import (
 
 func TestAPIFailedNeverSaysWhoseAnIDIs(t *testing.T) {
 	t.Parallel()
-	d := New(nil, nil)
+	d := New(nil, nil, nil)
 	foreign := `{"message":"This shipment belongs to another account.","error":{"code":"forbidden","message":"This shipment belongs to another account.","status":403}}`
 	unknown := `{"message":"Shipment not found.","error":{"code":"not_found","message":"Shipment not found.","status":404}}`
 	for _, a := range []apiAnswer{{Status: http.StatusForbidden, Body: []byte(foreign)}, {Status: http.StatusNotFound, Body: []byte(unknown)}} {
@@ -27,7 +27,7 @@ func TestAPIFailedNeverSaysWhoseAnIDIs(t *testing.T) {
 
 func TestAPIFailedShowsOtherFailures(t *testing.T) {
 	t.Parallel()
-	d := New(nil, nil)
+	d := New(nil, nil, nil)
 	body := `{"message":"Too many requests.","error":{"code":"rate_limited","message":"Too many requests.","status":429}}`
 	rec := httptest.NewRecorder()
 	d.apiFailed(rec, httptest.NewRequest(http.MethodGet, "/dashboard/channels", nil), auth.Session{},

@@ -25,7 +25,7 @@ func FuzzMiddleware(f *testing.F) {
 		f.Add(header)
 	}
 	var seen string
-	h := httpapi.WithRequestID(auth.Middleware(s)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := httpapi.WithRequestID(auth.Middleware(s, neverSlowed{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := auth.FromContext(r.Context())
 		seen = p.AccountID
 		w.WriteHeader(http.StatusNoContent)

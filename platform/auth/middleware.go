@@ -1,16 +1,30 @@
 package auth
 
 import (
+	"context"
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"shipd/platform/httpapi"
 )
 
+// FailedKeys slows a client address that keeps sending wrong API keys
+// (ADR 0046), so keys cannot be guessed at the speed of the network.
+type FailedKeys interface {
+	// Wait is how long a key from addr must still wait before it is checked.
+	Wait(ctx context.Context, addr string) (time.Duration, error)
+	// Failed records a wrong key from addr.
+	Failed(ctx context.Context, addr string) error
+}
+
 // Middleware lets through only requests with a live bearer key and puts the
-// principal in their context.
-func Middleware(store *Store) func(http.Handler) http.Handler {
+// principal in their context. A client address that sent too many wrong
+// keys in a row gets 429 with Retry-After, before its key is even looked at.
+func Middleware(store *Store, failed FailedKeys) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if p, ok := FromContext(r.Context()); ok {
@@ -27,8 +41,22 @@ func Middleware(store *Store) func(http.Handler) http.Handler {
 				httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Missing API key: send Authorization: Bearer <API_KEY>.", nil)
 				return
 			}
+			addr := httpapi.ClientAddr(r)
+			wait, err := failed.Wait(r.Context(), addr)
+			if err != nil {
+				httpapi.WriteError(w, r, err)
+				return
+			}
+			if wait > 0 {
+				tooManyWrongKeys(w, r, wait)
+				return
+			}
 			p, err := store.Authenticate(r.Context(), key)
 			if errors.Is(err, ErrUnknownKey) {
+				if err := failed.Failed(r.Context(), addr); err != nil {
+					httpapi.WriteError(w, r, err)
+					return
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="shipd", error="invalid_token"`)
 				httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Invalid or revoked API key.", nil)
 				return
@@ -41,6 +69,15 @@ func Middleware(store *Store) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
 		})
 	}
+}
+
+func tooManyWrongKeys(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	seconds := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(seconds))
+	body := httpapi.NewErrorBody(r, http.StatusTooManyRequests, "rate_limit_exceeded",
+		"Too many invalid API keys from this address: try again in "+strconv.Itoa(seconds)+" s.", nil)
+	body.Error.RetryAfter = &seconds
+	httpapi.WriteJSON(w, http.StatusTooManyRequests, body)
 }
 
 func bearer(header string) (string, bool) {

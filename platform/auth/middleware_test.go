@@ -1,10 +1,12 @@
 package auth_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"shipd/platform/auth"
 	"shipd/platform/httpapi"
@@ -45,7 +47,7 @@ func TestMiddleware(t *testing.T) {
 	}
 
 	var seen *auth.Principal
-	h := httpapi.WithRequestID(auth.Middleware(s)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := httpapi.WithRequestID(auth.Middleware(s, neverSlowed{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := auth.FromContext(r.Context())
 		if ok {
 			seen = &p
@@ -150,3 +152,10 @@ func TestRequire(t *testing.T) {
 		t.Errorf("with the permission: status %d, ran %v", rec.Code, ran)
 	}
 }
+
+// neverSlowed is a FailedKeys that slows nobody: these tests are about
+// keys, not about how often a wrong one may come (ratelimit's tests are).
+type neverSlowed struct{}
+
+func (neverSlowed) Wait(context.Context, string) (time.Duration, error) { return 0, nil }
+func (neverSlowed) Failed(context.Context, string) error                { return nil }

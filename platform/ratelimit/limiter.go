@@ -55,9 +55,19 @@ func (l *Limiter) Take(ctx context.Context, accountID string, limit int) (Decisi
 	}, nil
 }
 
-// Purge deletes windows that ended before the previous one.
+// Failures counts failed attempts in the same database, on the same clock.
+func (l *Limiter) Failures() *Failures { return &Failures{db: l.db, clock: l.clock} }
+
+// Purge deletes windows that ended before the previous one, and runs of
+// failures that are forgotten.
 func (l *Limiter) Purge(ctx context.Context) error {
 	_, err := l.db.ExecContext(ctx, `DELETE FROM platform.rate_limit_windows WHERE window_start < $1`,
 		l.clock.Now().Truncate(Window).Add(-Window))
-	return err
+	if err != nil {
+		return err
+	}
+	return l.Failures().Purge(ctx)
 }
+
+// Now is the time on the limiter's clock.
+func (l *Limiter) Now() time.Time { return l.clock.Now() }

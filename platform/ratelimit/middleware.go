@@ -15,12 +15,13 @@ import (
 const Policy = "default"
 
 // Middleware counts each authenticated request, sets the rate-limit headers
-// on every answer and refuses with 429 past the limit.
+// on every answer and refuses with 429 past the limit. A dashboard page's
+// calls are not counted: the page was (Counted).
 func Middleware(l *Limiter) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, ok := auth.FromContext(r.Context())
-			if !ok {
+			if !ok || wasCounted(r.Context()) {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -29,10 +30,8 @@ func Middleware(l *Limiter) func(http.Handler) http.Handler {
 				httpapi.WriteError(w, r, err)
 				return
 			}
-			left := secondsLeft(d.Reset, l.clock.Now())
-			setHeaders(w.Header(), d, left)
+			left := l.SetHeaders(w.Header(), d)
 			if !d.Allowed {
-				w.Header().Set("Retry-After", strconv.Itoa(left))
 				body := httpapi.NewErrorBody(r, http.StatusTooManyRequests, "rate_limit_exceeded",
 					"Too many requests: the limit is "+strconv.Itoa(d.Limit)+" per minute.", nil)
 				body.Error.RetryAfter = &left
@@ -42,6 +41,17 @@ func Middleware(l *Limiter) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// SetHeaders sets the rate-limit headers of d, and Retry-After when d
+// refuses; it returns the seconds until d's window ends.
+func (l *Limiter) SetHeaders(h http.Header, d Decision) int {
+	left := secondsLeft(d.Reset, l.clock.Now())
+	setHeaders(h, d, left)
+	if !d.Allowed {
+		h.Set("Retry-After", strconv.Itoa(left))
+	}
+	return left
 }
 
 // secondsLeft is the whole seconds until reset, at least 1: a client that

@@ -6,6 +6,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -19,9 +20,11 @@ const Mask = "••••••••"
 
 const version = "v1:"
 
-// Box seals and opens secret values.
+// Box seals and opens secret values, and authenticates values the server
+// hands out and must recognise when they come back (MAC).
 type Box struct {
-	aead cipher.AEAD
+	aead   cipher.AEAD
+	macKey []byte
 }
 
 // NewBox derives the encryption key from secretKey (at least 32 characters).
@@ -33,6 +36,10 @@ func NewBox(secretKey string) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
+	macKey, err := hkdf.Key(sha256.New, []byte(secretKey), nil, "shipd message authentication v1", 32)
+	if err != nil {
+		return nil, err
+	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
 		return nil, err
@@ -41,7 +48,7 @@ func NewBox(secretKey string) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Box{aead: aead}, nil
+	return &Box{aead: aead, macKey: macKey}, nil
 }
 
 // Seal encrypts plaintext; the result is text safe to store in any column.
@@ -73,4 +80,19 @@ func (b *Box) Open(ciphertext string) ([]byte, error) {
 		return nil, errors.New("secrets: cannot decrypt (was SECRET_KEY changed?)")
 	}
 	return plain, nil
+}
+
+// MAC is HMAC-SHA256 of msg under a key derived from SECRET_KEY, bound to
+// purpose ("sign-in form"), so a MAC made for one use is no good for another.
+func (b *Box) MAC(purpose string, msg []byte) []byte {
+	m := hmac.New(sha256.New, b.macKey)
+	m.Write([]byte(purpose))
+	m.Write([]byte{0})
+	m.Write(msg)
+	return m.Sum(nil)
+}
+
+// MACMatches reports, in constant time, whether mac is MAC(purpose, msg).
+func (b *Box) MACMatches(purpose string, msg, mac []byte) bool {
+	return hmac.Equal(b.MAC(purpose, msg), mac)
 }

@@ -76,7 +76,7 @@ func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Lo
 	// Order matters: who you are, then how often, then whether this POST
 	// was seen before. Rate-limited and unauthenticated answers are never
 	// stored as idempotent results.
-	v1.Use(auth.Middleware(keys), ratelimit.Middleware(limiter), httpapi.RequireJSON, idempotency.Middleware(idem))
+	v1.Use(auth.Middleware(keys, limiter.FailedKeys()), ratelimit.Middleware(limiter), httpapi.RequireJSON, idempotency.Middleware(idem))
 	v1.NotFoundHandler = router.NotFoundHandler
 	v1.MethodNotAllowedHandler = router.MethodNotAllowedHandler
 	var internal *mux.Router

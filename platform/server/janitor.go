@@ -10,7 +10,7 @@ import (
 	"shipd/platform/ratelimit"
 )
 
-// Janitor purges expired rate-limit windows, idempotency keys and dashboard
+// Janitor purges expired rate-limit windows and runs of failures, idempotency keys and dashboard
 // sessions. Deletes are idempotent, so every instance may run it.
 type Janitor struct {
 	limiter  *ratelimit.Limiter
