@@ -73,7 +73,7 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 	if r.ChannelID == "" {
 		errs.Add("shipping_channel_id", "is required")
 	}
-	maxLength(errs, "reference_number", r.ReferenceNumber, maxText)
+	name(errs, "reference_number", r.ReferenceNumber, maxText)
 	c.Sender = checkContact(errs, "sender_contact", r.Sender)
 	c.Recipient = checkContact(errs, "recipient_contact", r.Recipient)
 	c.Origin = checkAddress(errs, "origin_address", r.Origin)
@@ -82,7 +82,7 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 		errs.Add("additional_services", "must be at most "+strconv.Itoa(maxAdditionalServices))
 	} else {
 		for i, s := range r.AdditionalServices {
-			maxLength(errs, "additional_services."+strconv.Itoa(i), s, maxServiceLength)
+			name(errs, "additional_services."+strconv.Itoa(i), s, maxServiceLength)
 		}
 	}
 	// Names: a sender may be a company, a recipient is a person.
@@ -102,7 +102,7 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 		errs.Add("label_format", "must be one of: "+strings.Join(labelFormats, ", "))
 	}
 	c.PickupPoint = strings.TrimSpace(r.PickupPoint)
-	maxLength(errs, carrier.PickupPointField, c.PickupPoint, maxPickupPoint)
+	name(errs, carrier.PickupPointField, c.PickupPoint, maxPickupPoint)
 	c.Parcels = checkParcels(errs, r.Parcels)
 	c.cod = checkCOD(errs, r.CODAmount, r.CODCurrency)
 	c.ShippingDate = today.Format(time.DateOnly)
@@ -141,14 +141,37 @@ func maxLength(errs fault.FieldErrors, path, s string, max int) bool {
 	return true
 }
 
-// required adds the problem of an empty text, else that of a long one.
-func required(errs fault.FieldErrors, path, s string, max int) {
-	if s == "" {
-		errs.Add(path, "is required")
+// name adds the problem of an identifier, reference or name that breaks
+// carrier.NameProblem's rule, else that of a long one.
+func name(errs fault.FieldErrors, path, s string, max int) bool {
+	if p := carrier.NameProblem(s); p != "" {
+		errs.Add(path, p)
+		return false
+	}
+	return maxLength(errs, path, s, max)
+}
+
+// text adds the problem of free text that breaks carrier.TextProblem's
+// rule, else that of a long one.
+func text(errs fault.FieldErrors, path, s string, max int) {
+	if p := carrier.TextProblem(s); p != "" {
+		errs.Add(path, p)
 		return
 	}
 	maxLength(errs, path, s, max)
 }
+
+// required adds the problem of an empty text, else what check says of it.
+func required(errs fault.FieldErrors, path, s string, max int, check func(fault.FieldErrors, string, string, int)) {
+	if s == "" {
+		errs.Add(path, "is required")
+		return
+	}
+	check(errs, path, s, max)
+}
+
+// nameCheck is name as required's check.
+func nameCheck(errs fault.FieldErrors, path, s string, max int) { name(errs, path, s, max) }
 
 // checkContact checks a sender or recipient (names are the caller's: who
 // must have which differs) and returns it with its email trimmed.
@@ -159,18 +182,20 @@ func checkContact(errs fault.FieldErrors, path string, c *Contact) *Contact {
 	}
 	out := *c
 	out.EmailAddress = strings.TrimSpace(c.EmailAddress)
-	maxLength(errs, path+".company_name", out.CompanyName, maxText)
-	maxLength(errs, path+".first_name", out.FirstName, maxText)
-	maxLength(errs, path+".last_name", out.LastName, maxText)
-	switch {
+	name(errs, path+".company_name", out.CompanyName, maxText)
+	name(errs, path+".first_name", out.FirstName, maxText)
+	name(errs, path+".last_name", out.LastName, maxText)
+	switch p := carrier.NameProblem(out.EmailAddress); {
 	case out.EmailAddress == "":
 		errs.Add(path+".email_address", "is required")
+	case p != "":
+		errs.Add(path+".email_address", p)
 	case !carrier.IsEmailAddress(out.EmailAddress):
 		errs.Add(path+".email_address", "must be a valid email address")
 	default:
 		maxLength(errs, path+".email_address", out.EmailAddress, maxText)
 	}
-	required(errs, path+".phone_number", out.PhoneNumber, maxPhone)
+	required(errs, path+".phone_number", out.PhoneNumber, maxPhone, nameCheck)
 	return &out
 }
 
@@ -184,11 +209,11 @@ func checkAddress(errs fault.FieldErrors, path string, a *Address) *Address {
 	out := *a
 	out.PostalCode = strings.TrimSpace(a.PostalCode)
 	out.CountryCode = strings.ToUpper(strings.TrimSpace(a.CountryCode))
-	required(errs, path+".street_name", out.StreetName, maxText)
-	required(errs, path+".house_number", out.HouseNumber, maxHouseNumber)
-	maxLength(errs, path+".apartment_number", out.ApartmentNumber, maxHouseNumber)
-	required(errs, path+".city_name", out.CityName, maxText)
-	required(errs, path+".postal_code", out.PostalCode, maxPostalCode)
+	required(errs, path+".street_name", out.StreetName, maxText, text)
+	required(errs, path+".house_number", out.HouseNumber, maxHouseNumber, nameCheck)
+	name(errs, path+".apartment_number", out.ApartmentNumber, maxHouseNumber)
+	required(errs, path+".city_name", out.CityName, maxText, text)
+	required(errs, path+".postal_code", out.PostalCode, maxPostalCode, nameCheck)
 	switch {
 	case out.CountryCode == "":
 		errs.Add(path+".country_code", "is required")
@@ -296,7 +321,7 @@ func checkCOD(errs fault.FieldErrors, amount *float64, currency *string) *carrie
 func CheckEdit(reference *string) error {
 	errs := fault.FieldErrors{}
 	if reference != nil {
-		maxLength(errs, "reference_number", *reference, maxText)
+		name(errs, "reference_number", *reference, maxText)
 	}
 	return errs.Err()
 }

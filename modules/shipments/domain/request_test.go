@@ -74,6 +74,29 @@ func TestRequestRules(t *testing.T) {
 		{"reference of 256", func(r *domain.Request) { r.ReferenceNumber = long(256) }, one("reference_number", "must be at most 255 characters")},
 		{"pickup point of 64", func(r *domain.Request) { r.PickupPoint = long(64) }, nil},
 		{"pickup point of 65", func(r *domain.Request) { r.PickupPoint = long(65) }, one("pickup_point_id", "must be at most 64 characters")},
+		{"reference with a line break", func(r *domain.Request) { r.ReferenceNumber = "ORDER-1\r\nX-Injected: 1" },
+			one("reference_number", `must not contain control characters or line breaks (found '\r')`)},
+		{"reference with a bidi override", func(r *domain.Request) { r.ReferenceNumber = "ORDER-\u202E1001" },
+			one("reference_number", `must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u202e')`)},
+		{"pickup point with a control character", func(r *domain.Request) { r.PickupPoint = "P\x01OINT" },
+			one("pickup_point_id", `must not contain control characters or line breaks (found '\x01')`)},
+		{"pickup point with a zero-width space", func(r *domain.Request) { r.PickupPoint = "CZ\u200B123" },
+			one("pickup_point_id", `must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u200b')`)},
+		{"names, phone and email with invisible characters", func(r *domain.Request) {
+			r.Recipient.FirstName, r.Sender.CompanyName, r.Recipient.PhoneNumber = "Ja\u200Dna", "Acme\n", "+420\u2066777"
+			r.Sender.EmailAddress = "sh\u202Eip@acme.test"
+		}, map[string][]string{
+			"recipient_contact.first_name":   {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u200d')`},
+			"sender_contact.company_name":    {`must not contain control characters or line breaks (found '\n')`},
+			"recipient_contact.phone_number": {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u2066')`},
+			"sender_contact.email_address":   {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u202e')`}}},
+		{"address with line breaks; free text may hold formatting characters", func(r *domain.Request) {
+			r.Origin.StreetName, r.Origin.CityName, r.Origin.PostalCode = "Dlouh\u00e1\u200B", "Brno\u2028", "602\u200B00"
+		}, map[string][]string{
+			"origin_address.city_name":   {`must not contain control characters or line breaks (found '\u2028')`},
+			"origin_address.postal_code": {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u200b')`}}},
+		{"a service with a tab", func(r *domain.Request) { r.AdditionalServices = []string{"SMS\t"} },
+			one("additional_services.0", `must not contain control characters or line breaks (found '\t')`)},
 
 		{"sender required", func(r *domain.Request) { r.Sender = nil }, one("sender_contact", "is required")},
 		{"recipient required", func(r *domain.Request) { r.Recipient = nil }, one("recipient_contact", "is required")},
@@ -345,6 +368,9 @@ func TestEditKeepsTheReferenceRule(t *testing.T) {
 	}
 	if st := sh.Stored(); st.Version != 2 || len(st.Metadata) != 0 || !st.EnableTracking {
 		t.Errorf("a refused edit changed %+v", st)
+	}
+	if err := domain.CheckEdit(ptr("A\nB")); !reflect.DeepEqual(fields(t, err), one("reference_number", `must not contain control characters or line breaks (found '\n')`)) {
+		t.Errorf("CheckEdit of a line break = %v", err)
 	}
 	if err := domain.CheckEdit(ptr(strings.Repeat("r", 256))); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {
 		t.Errorf("CheckEdit = %v", err)

@@ -51,7 +51,9 @@ func (r Request) Check() error {
 	// counted it.
 	maxLength(errs, "recipient_name", r.Recipient.Name, maxRecipientText)
 	if r.Recipient.Email != "" {
-		if !carrier.IsEmailAddress(r.Recipient.Email) {
+		if p := carrier.NameProblem(r.Recipient.Email); p != "" {
+			errs.Add("recipient_email", p)
+		} else if !carrier.IsEmailAddress(r.Recipient.Email) {
 			errs.Add("recipient_email", "must be a valid email address")
 		} else {
 			maxLength(errs, "recipient_email", r.Recipient.Email, maxRecipientText)
@@ -79,8 +81,12 @@ func numberProblem(n string) string {
 	return ""
 }
 
+// maxLength adds the problem of a name breaking carrier.NameProblem's rule,
+// else that of one longer than max characters.
 func maxLength(errs fault.FieldErrors, path, s string, max int) {
-	if utf8.RuneCountInString(s) > max {
+	if p := carrier.NameProblem(s); p != "" {
+		errs.Add(path, p)
+	} else if utf8.RuneCountInString(s) > max {
 		errs.Add(path, "must be at most "+strconv.Itoa(max)+" characters")
 	}
 }
@@ -107,7 +113,7 @@ func CheckEdit(name, email, phone *string) error {
 	}
 	if email != nil {
 		maxLength(errs, "recipient_email", *email, maxRecipientText)
-		if e := strings.TrimSpace(*email); e != "" && !carrier.IsEmailAddress(e) {
+		if e := strings.TrimSpace(*email); e != "" && carrier.NameProblem(e) == "" && !carrier.IsEmailAddress(e) {
 			errs.Add("recipient_email", "must be a valid email address")
 		}
 	}

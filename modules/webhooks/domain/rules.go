@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"shipd/platform/carrier"
 	"shipd/platform/fault"
 )
 
@@ -67,6 +68,8 @@ func checkName(errs fault.FieldErrors, name string) {
 	switch n := strings.TrimSpace(name); {
 	case n == "":
 		errs.Add("name", "is required")
+	case carrier.NameProblem(n) != "":
+		errs.Add("name", carrier.NameProblem(n))
 	case utf8.RuneCountInString(n) > maxNameLength:
 		errs.Add("name", "must be at most "+strconv.Itoa(maxNameLength)+" characters")
 	}

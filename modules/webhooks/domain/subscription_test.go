@@ -42,6 +42,8 @@ func TestSubscriptionRules(t *testing.T) {
 		{"name of 255 and white space", domain.Change{Name: ptr("  " + strings.Repeat("é", 255) + " ")}, nil},
 		{"name blank", domain.Change{Name: ptr("  ")}, one("name", "is required")},
 		{"name of 256", domain.Change{Name: ptr(strings.Repeat("é", 256))}, one("name", "must be at most 255 characters")},
+		{"name with a line break", domain.Change{Name: ptr("Orders\nX")}, one("name", `must not contain control characters or line breaks (found '\n')`)},
+		{"name with a bidi override", domain.Change{Name: ptr("Orders\u202E")}, one("name", `must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u202e')`)},
 
 		{"url with port, query and fragment", domain.Change{URL: ptr("http://127.0.0.1:8080/h?x=1#f")}, nil},
 		{"url percent-encoded", domain.Change{URL: ptr("https://example.com/a%20b%0A")}, nil},
