@@ -117,6 +117,9 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 			c.ShippingDate = d.Format(time.DateOnly)
 		}
 	}
+	if p := carrier.MetadataProblem(r.Metadata); p != "" {
+		errs.Add("metadata", p)
+	}
 	c.tracking = r.EnableTracking == nil || *r.EnableTracking
 	return c, errs.Err()
 }
@@ -316,12 +319,15 @@ func checkCOD(errs fault.FieldErrors, amount *float64, currency *string) *carrie
 	return &m
 }
 
-// CheckEdit names the problem of an edit (a nil reference is left as it
-// is), as Edit does; nil when it has none.
-func CheckEdit(reference *string) error {
+// CheckEdit names the problems of an edit (a nil reference or metadata is
+// left as it is), as Edit does; nil when it has none.
+func CheckEdit(reference *string, metadata map[string]any) error {
 	errs := fault.FieldErrors{}
 	if reference != nil {
 		name(errs, "reference_number", *reference, maxText)
+	}
+	if p := carrier.MetadataProblem(metadata); p != "" {
+		errs.Add("metadata", p)
 	}
 	return errs.Err()
 }

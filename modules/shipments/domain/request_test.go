@@ -95,6 +95,10 @@ func TestRequestRules(t *testing.T) {
 		}, map[string][]string{
 			"origin_address.city_name":   {`must not contain control characters or line breaks (found '\u2028')`},
 			"origin_address.postal_code": {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u200b')`}}},
+		{"metadata of 8 levels", func(r *domain.Request) { r.Metadata = deep(8) }, nil},
+		{"metadata of 1000 levels", func(r *domain.Request) { r.Metadata = deep(1000) }, one("metadata", "must nest at most 8 levels of objects and arrays")},
+		{"metadata past 16 KiB", func(r *domain.Request) { r.Metadata = map[string]any{"note": strings.Repeat("n", 16*1024)} },
+			one("metadata", "must be at most 16384 bytes as JSON (it is 16395)")},
 		{"a service with a tab", func(r *domain.Request) { r.AdditionalServices = []string{"SMS\t"} },
 			one("additional_services.0", `must not contain control characters or line breaks (found '\t')`)},
 
@@ -369,15 +373,30 @@ func TestEditKeepsTheReferenceRule(t *testing.T) {
 	if st := sh.Stored(); st.Version != 2 || len(st.Metadata) != 0 || !st.EnableTracking {
 		t.Errorf("a refused edit changed %+v", st)
 	}
-	if err := domain.CheckEdit(ptr("A\nB")); !reflect.DeepEqual(fields(t, err), one("reference_number", `must not contain control characters or line breaks (found '\n')`)) {
+	if err := domain.CheckEdit(ptr("A\nB"), nil); !reflect.DeepEqual(fields(t, err), one("reference_number", `must not contain control characters or line breaks (found '\n')`)) {
 		t.Errorf("CheckEdit of a line break = %v", err)
 	}
-	if err := domain.CheckEdit(ptr(strings.Repeat("r", 256))); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {
+	if err := domain.CheckEdit(ptr(strings.Repeat("r", 256)), nil); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {
 		t.Errorf("CheckEdit = %v", err)
 	}
-	if err := domain.CheckEdit(nil); err != nil {
+	if err := domain.CheckEdit(nil, deep(9)); !reflect.DeepEqual(fields(t, err), one("metadata", "must nest at most 8 levels of objects and arrays")) {
+		t.Errorf("CheckEdit of deep metadata = %v", err)
+	}
+	if _, err := sh.Edit(nil, deep(9), nil, later); !reflect.DeepEqual(fields(t, err), one("metadata", "must nest at most 8 levels of objects and arrays")) {
+		t.Errorf("Edit of deep metadata = %v", err)
+	}
+	if err := domain.CheckEdit(nil, deep(8)); err != nil {
 		t.Errorf("CheckEdit of no reference = %v", err)
 	}
+}
+
+// deep is metadata nesting n objects.
+func deep(n int) map[string]any {
+	m := map[string]any{"leaf": "x"}
+	for range n - 1 {
+		m = map[string]any{"k": m}
+	}
+	return m
 }
 
 // pending is a new shipment of n parcels on the sandbox, with cash on

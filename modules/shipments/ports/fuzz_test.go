@@ -124,7 +124,7 @@ func FuzzShipmentRequests(f *testing.F) {
 		}
 		errs := fault.FieldErrors{}
 		metadata := httpapi.OptionalObject(update.Metadata, "metadata", errs)
-		if !apptest.CheckRefusal(t, httpapi.Refusal(errs, domain.CheckEdit(update.ReferenceNumber))) {
+		if !apptest.CheckRefusal(t, httpapi.Refusal(errs, domain.CheckEdit(update.ReferenceNumber, metadata))) {
 			return
 		}
 		if update.ReferenceNumber != nil && utf8.RuneCountInString(*update.ReferenceNumber) > 255 {

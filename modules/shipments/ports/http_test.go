@@ -323,6 +323,8 @@ func TestCreateShipmentRejectsBadInput(t *testing.T) {
 		{"metadata not an object", with(good, "metadata", []int{1}), []string{"metadata"}},
 		{"no channel", with(good, "shipping_channel_id", ""), []string{"shipping_channel_id"}},
 		{"reference too long", with(good, "reference_number", strings.Repeat("r", 256)), []string{"reference_number"}},
+		{"metadata nested 1000 deep", with(good, "metadata", deepMetadata(1000)), []string{"metadata"}},
+		{"metadata past 16 KiB", with(good, "metadata", map[string]any{"note": strings.Repeat("n", 16*1024)}), []string{"metadata"}},
 		{"reference with a line break", with(good, "reference_number", "ORDER-1\r\nX"), []string{"reference_number"}},
 		{"pickup point with a bidi override and a zero-width space", with(good, "pickup_point_id", "CZ\u202E12\u200B3"), []string{"pickup_point_id"}},
 		{"names with control characters", with(good, "recipient_contact", map[string]any{"first_name": "Ja\x1bna", "last_name": "N\u200Bov\u00e1k",
@@ -575,4 +577,13 @@ func TestEditAndCancelShipment(t *testing.T) {
 	if err := env.ModuleDB("shipments").Get(&changes, `SELECT count(*) FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.status_changed') e WHERE payload->>'previous_status' = 'created'`); err != nil || changes != 1 {
 		t.Errorf("created→cancelled events = %d (%v)", changes, err)
 	}
+}
+
+// deepMetadata is metadata nesting n objects.
+func deepMetadata(n int) map[string]any {
+	m := map[string]any{"leaf": "x"}
+	for range n - 1 {
+		m = map[string]any{"k": m}
+	}
+	return m
 }

@@ -62,6 +62,9 @@ func (r Request) Check() error {
 	maxLength(errs, "recipient_phone", r.Recipient.Phone, maxRecipientPhone)
 	within(errs, "check_delay_hours", r.CheckDelayHours, MinCheckDelayHours, MaxCheckDelayHours)
 	within(errs, "max_checks", r.MaxChecks, MinMaxChecks, MaxMaxChecks)
+	if p := carrier.MetadataProblem(r.ExternalData); p != "" {
+		errs.Add("external_data", p)
+	}
 	return errs.Err()
 }
 
@@ -106,8 +109,11 @@ func within(errs fault.FieldErrors, path string, v *int, min, max int) {
 // it is), as Edit does; nil when it has none. An email address is checked
 // without white space around it, and "" clears it; lengths count what was
 // written, white space included, as the API always counted them.
-func CheckEdit(name, email, phone *string) error {
+func CheckEdit(name, email, phone *string, externalData map[string]any) error {
 	errs := fault.FieldErrors{}
+	if p := carrier.MetadataProblem(externalData); p != "" {
+		errs.Add("external_data", p)
+	}
 	if name != nil {
 		maxLength(errs, "recipient_name", *name, maxRecipientText)
 	}
