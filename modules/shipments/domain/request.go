@@ -52,6 +52,18 @@ const (
 	maxPickupPoint        = 64 // the longest point id of a carrier we know (Allegro's) is 36
 	maxDimension          = 10000
 	maxWeight             = 100000
+	// MaxShippingDaysAhead is how far ahead a shipment may be booked: a
+	// shipping date later than today plus this is refused. Carriers book
+	// days, not months, ahead (DHL Express's planned shipping date is at
+	// most 10 days ahead), and a date a year away is a typo.
+	MaxShippingDaysAhead = 30
+)
+
+// The least a parcel may measure in each unit: a gram and a millimetre (a
+// carrier rounds less to 0), written in the unit.
+var (
+	minWeight    = map[string]float64{"KG": 0.001, "G": 1, "LB": 0.0025}
+	minDimension = map[string]float64{"CM": 0.1, "MM": 1, "IN": 0.04}
 )
 
 // Check names every problem the request has on its own, its channel
@@ -113,6 +125,8 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 			errs.Add("shipping_date", "must be a date like 2026-11-21")
 		case d.Before(today.Truncate(24 * time.Hour)):
 			errs.Add("shipping_date", "must be today or later")
+		case d.After(today.Truncate(24*time.Hour).AddDate(0, 0, MaxShippingDaysAhead)):
+			errs.Add("shipping_date", "must be at most "+strconv.Itoa(MaxShippingDaysAhead)+" days after today")
 		default:
 			c.ShippingDate = d.Format(time.DateOnly)
 		}
@@ -259,11 +273,11 @@ func checkParcels(errs fault.FieldErrors, parcels []Parcel) []Parcel {
 		p.DimensionUnit = cmp.Or(strings.ToUpper(p.DimensionUnit), dimensionUnits[0])
 		p.WeightUnit = cmp.Or(strings.ToUpper(p.WeightUnit), weightUnits[0])
 		oneOf(errs, path+"parcel_type", p.ParcelType, parcelTypes)
-		measure(errs, path+"length_dimension", p.LengthDimension, maxDimension)
-		measure(errs, path+"width_dimension", p.WidthDimension, maxDimension)
-		measure(errs, path+"height_dimension", p.HeightDimension, maxDimension)
+		measure(errs, path+"length_dimension", p.LengthDimension, minDimension[p.DimensionUnit], p.DimensionUnit, maxDimension)
+		measure(errs, path+"width_dimension", p.WidthDimension, minDimension[p.DimensionUnit], p.DimensionUnit, maxDimension)
+		measure(errs, path+"height_dimension", p.HeightDimension, minDimension[p.DimensionUnit], p.DimensionUnit, maxDimension)
 		oneOf(errs, path+"dimension_unit", p.DimensionUnit, dimensionUnits)
-		measure(errs, path+"weight_amount", p.WeightAmount, maxWeight)
+		measure(errs, path+"weight_amount", p.WeightAmount, minWeight[p.WeightUnit], p.WeightUnit, maxWeight)
 		oneOf(errs, path+"weight_unit", p.WeightUnit, weightUnits)
 		out[i] = p
 	}
@@ -276,12 +290,15 @@ func oneOf(errs fault.FieldErrors, path, v string, allowed []string) {
 	}
 }
 
-// measure checks 0 < v <= max. The message past max is the one the API
-// has always given (its validator's, for a rule it had no text for).
-func measure(errs fault.FieldErrors, path string, v, max float64) {
+// measure checks 0 < v, min <= v (min 0: the unit is unknown, and named as
+// such) and v <= max. The message past max is the one the API has always
+// given (its validator's, for a rule it had no text for).
+func measure(errs fault.FieldErrors, path string, v, min float64, unit string, max float64) {
 	switch {
 	case !(v > 0):
 		errs.Add(path, "must be greater than 0")
+	case v < min:
+		errs.Add(path, "must be at least "+strconv.FormatFloat(min, 'f', -1, 64)+" "+unit+", the least a carrier measures")
 	case v > max:
 		errs.Add(path, "fails the lte rule")
 	}
@@ -306,6 +323,9 @@ func checkCOD(errs fault.FieldErrors, amount *float64, currency *string) *carrie
 		return nil
 	case !carrier.IsCurrencyCode(cur):
 		errs.Add("cash_on_delivery_currency", "must be an ISO 4217 currency code")
+		return nil
+	case !carrier.IsCashCurrency(cur):
+		errs.Add("cash_on_delivery_currency", "must be a currency a carrier can collect, not "+cur+" (ISO 4217's codes for no currency, testing, metals, units of account and funds are refused)")
 		return nil
 	case *amount <= 0:
 		errs.Add("cash_on_delivery_amount", "must be greater than 0")

@@ -181,7 +181,27 @@ func TestRequestRules(t *testing.T) {
 			"parcels.0.dimension_unit": {"must be one of: CM, MM, IN"}, "parcels.0.weight_amount": {"fails the lte rule"},
 			"parcels.0.weight_unit": {"must be one of: KG, G, LB"}}},
 
+		{"a parcel at the least measures", func(r *domain.Request) {
+			r.Parcels = []domain.Parcel{{LengthDimension: 0.1, WidthDimension: 0.1, HeightDimension: 0.1, WeightAmount: 0.001},
+				{LengthDimension: 1, WidthDimension: 1, HeightDimension: 1, DimensionUnit: "MM", WeightAmount: 1, WeightUnit: "G"},
+				{LengthDimension: 0.04, WidthDimension: 0.04, HeightDimension: 0.04, DimensionUnit: "IN", WeightAmount: 0.0025, WeightUnit: "LB"}}
+		}, nil},
+		{"a parcel below the least measures", func(r *domain.Request) {
+			r.Parcels = []domain.Parcel{{LengthDimension: 0.09, WidthDimension: 5e-324, HeightDimension: 1, WeightAmount: 5e-324},
+				{LengthDimension: 0.9, WidthDimension: 1, HeightDimension: 1, DimensionUnit: "MM", WeightAmount: 0.5, WeightUnit: "G"}}
+		}, map[string][]string{
+			"parcels.0.length_dimension": {"must be at least 0.1 CM, the least a carrier measures"},
+			"parcels.0.width_dimension":  {"must be at least 0.1 CM, the least a carrier measures"},
+			"parcels.0.weight_amount":    {"must be at least 0.001 KG, the least a carrier measures"},
+			"parcels.1.length_dimension": {"must be at least 1 MM, the least a carrier measures"},
+			"parcels.1.weight_amount":    {"must be at least 1 G, the least a carrier measures"}}},
+
 		{"cash on delivery", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(125.5), ptr(" czk ") }, nil},
+		{"cash on delivery in CFA francs", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(1000.0), ptr("XOF") }, nil},
+		{"cash on delivery in no currency", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(10.0), ptr("XXX") },
+			one("cash_on_delivery_currency", "must be a currency a carrier can collect, not XXX (ISO 4217's codes for no currency, testing, metals, units of account and funds are refused)")},
+		{"cash on delivery in gold", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(1.0), ptr("xau") },
+			one("cash_on_delivery_currency", "must be a currency a carrier can collect, not XAU (ISO 4217's codes for no currency, testing, metals, units of account and funds are refused)")},
 		{"an empty currency alone is none", func(r *domain.Request) { r.CODCurrency = ptr(" ") }, nil},
 		{"amount without currency", func(r *domain.Request) { r.CODAmount = ptr(10.0) },
 			one("cash_on_delivery_currency", "is required with cash_on_delivery_amount")},
@@ -204,6 +224,9 @@ func TestRequestRules(t *testing.T) {
 			one("cash_on_delivery_amount", "is too large")},
 
 		{"shipping today", func(r *domain.Request) { r.ShippingDate = "2026-11-21" }, nil},
+		{"shipping 30 days ahead", func(r *domain.Request) { r.ShippingDate = "2026-12-21" }, nil},
+		{"shipping 31 days ahead", func(r *domain.Request) { r.ShippingDate = "2026-12-22" }, one("shipping_date", "must be at most 30 days after today")},
+		{"shipping in 9999", func(r *domain.Request) { r.ShippingDate = "9999-12-31" }, one("shipping_date", "must be at most 30 days after today")},
 		{"shipping yesterday", func(r *domain.Request) { r.ShippingDate = "2026-11-20" }, one("shipping_date", "must be today or later")},
 		{"shipping date malformed", func(r *domain.Request) { r.ShippingDate = "tomorrow" }, one("shipping_date", "must be a date like 2026-11-21")},
 		{"shipping date of no day", func(r *domain.Request) { r.ShippingDate = "2031-02-30" }, one("shipping_date", "must be a date like 2026-11-21")},
