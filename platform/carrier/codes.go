@@ -20,6 +20,20 @@ func IsCurrencyCode(s string) bool {
 	return ok
 }
 
+// IsCashCurrency reports whether s is a currency a carrier can collect as
+// cash on delivery: an ISO 4217 code of money, not one of the codes the
+// list holds for something else (issue 31): XXX (no currency), XTS
+// (testing), the precious metals (XAU, XAG, XPD, XPT), the units of
+// account (XDR, XSU, XUA, XBA to XBD) and the funds (BOV, CHE, CHW, CLF,
+// COU, MXV, USN, UYI, UYW), which no one pays a courier in. The X-codes of
+// money (XAF, XOF, XPF, XCD, XCG) are currencies.
+func IsCashCurrency(s string) bool {
+	_, notCash := notCashCodes[s]
+	return IsCurrencyCode(s) && !notCash
+}
+
+var notCashCodes = codeSet("XXX XTS XAU XAG XPD XPT XDR XSU XUA XBA XBB XBC XBD BOV CHE CHW CLF COU MXV USN UYI UYW")
+
 var countryCodes = codeSet(
 	"AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE " +
 		"BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD " +

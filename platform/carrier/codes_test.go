@@ -39,3 +39,16 @@ func TestIsEmailAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCashCurrency(t *testing.T) {
+	for _, c := range []string{"EUR", "CZK", "PLN", "USD", "JPY", "XAF", "XOF", "XPF", "XCD", "XCG"} {
+		if !carrier.IsCashCurrency(c) {
+			t.Errorf("%s is money, refused", c)
+		}
+	}
+	for _, c := range []string{"XXX", "XTS", "XAU", "XAG", "XPD", "XPT", "XDR", "XSU", "XUA", "XBA", "XBD", "CLF", "USN", "UYI", "XYZ", "eur", ""} {
+		if carrier.IsCashCurrency(c) {
+			t.Errorf("%s is not money, accepted", c)
+		}
+	}
+}

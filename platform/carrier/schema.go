@@ -5,7 +5,9 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ValidateSettings checks settings against the provider's schema: required
@@ -48,6 +50,12 @@ func (p ProviderInfo) settingKeys() []string {
 	return keys
 }
 
+// MaxSettingLength bounds a string setting, secrets included, in
+// characters: the longest credential a carrier we know issues (a JWT-like
+// API token) is well under 2 KB, and a setting is stored encrypted, sent in
+// every request to the carrier and shown in the dashboard.
+const MaxSettingLength = 4096
+
 func checkType(s Setting, v any) string {
 	switch s.Type {
 	case TypeString:
@@ -57,6 +65,12 @@ func checkType(s Setting, v any) string {
 		}
 		if s.Required && strings.TrimSpace(str) == "" {
 			return "must not be empty"
+		}
+		if utf8.RuneCountInString(str) > MaxSettingLength {
+			return "must be at most " + strconv.Itoa(MaxSettingLength) + " characters"
+		}
+		if p := TextProblem(str); p != "" {
+			return p
 		}
 		if len(s.Enum) > 0 && !slices.Contains(s.Enum, str) {
 			return "must be one of: " + strings.Join(s.Enum, ", ")

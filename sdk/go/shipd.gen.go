@@ -822,16 +822,25 @@ type Address struct {
 
 // AddressInput An address as a request gives it; answers show it as Address.
 type AddressInput struct {
+	// ApartmentNumber No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
 	ApartmentNumber *string `json:"apartment_number,omitempty"`
-	CityName        string  `json:"city_name"`
+
+	// CityName No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field.
+	CityName string `json:"city_name"`
 
 	// CountryCode ISO 3166-1 alpha-2, in any case (white space around it is ignored); answers show it upper-case.
 	//
 	// Examples: CZ
 	CountryCode string `json:"country_code"`
+
+	// HouseNumber No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
 	HouseNumber string `json:"house_number"`
-	PostalCode  string `json:"postal_code"`
-	StreetName  string `json:"street_name"`
+
+	// PostalCode No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	PostalCode string `json:"postal_code"`
+
+	// StreetName No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field.
+	StreetName string `json:"street_name"`
 }
 
 // CashOnDelivery defines model for CashOnDelivery.
@@ -852,11 +861,20 @@ type Contact struct {
 
 // ContactInput A contact as a request gives it; answers show it as Contact.
 type ContactInput struct {
-	CompanyName  *string             `json:"company_name,omitempty"`
+	// CompanyName No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	CompanyName *string `json:"company_name,omitempty"`
+
+	// EmailAddress No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
 	EmailAddress openapi_types.Email `json:"email_address"`
-	FirstName    *string             `json:"first_name,omitempty"`
-	LastName     *string             `json:"last_name,omitempty"`
-	PhoneNumber  string              `json:"phone_number"`
+
+	// FirstName No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	FirstName *string `json:"first_name,omitempty"`
+
+	// LastName No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	LastName *string `json:"last_name,omitempty"`
+
+	// PhoneNumber No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	PhoneNumber string `json:"phone_number"`
 }
 
 // CreateShipment sender_contact needs company_name or first_name and last_name; recipient_contact needs first_name and last_name unless company_name is given.
@@ -866,7 +884,7 @@ type CreateShipment struct {
 	// CashOnDeliveryAmount Required with cash_on_delivery_currency.
 	CashOnDeliveryAmount *float32 `json:"cash_on_delivery_amount,omitempty"`
 
-	// CashOnDeliveryCurrency ISO 4217, in any case (white space around it is ignored); required with cash_on_delivery_amount.
+	// CashOnDeliveryCurrency ISO 4217, in any case (white space around it is ignored); required with cash_on_delivery_amount. A code of money: XXX, XTS, the metals (XAU, XAG, XPD, XPT), units of account (XDR, XSU, XUA, XBA-XBD) and funds (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW) are 422.
 	//
 	// Examples: CZK
 	CashOnDeliveryCurrency *string `json:"cash_on_delivery_currency,omitempty"`
@@ -878,8 +896,10 @@ type CreateShipment struct {
 	// LabelFormat pdf, zpl or epl, in any case. Absent or empty: the channel's defaultLabelFormat setting, else pdf.
 	//
 	// Examples: pdf
-	LabelFormat *string                 `json:"label_format,omitempty"`
-	Metadata    *map[string]interface{} `json:"metadata,omitempty"`
+	LabelFormat *string `json:"label_format,omitempty"`
+
+	// Metadata Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field.
+	Metadata *map[string]interface{} `json:"metadata,omitempty"`
 
 	// OriginAddress An address as a request gives it; answers show it as Address.
 	OriginAddress AddressInput `json:"origin_address"`
@@ -888,20 +908,22 @@ type CreateShipment struct {
 	// Parcels Either parcels or parcel is required. At most 1000 items, the most any provider takes; the channel's provider (or its product) may take fewer: see max_parcels_per_shipment in GET /v1/providers. More answer 422 on parcels with the limit in the reason.
 	Parcels *[]ParcelInput `json:"parcels,omitempty"`
 
-	// PickupPointId The carrier's id of the pickup point (parcel locker, parcel shop) the recipient collects from, e.g. an InPost locker KRA010, a PPL ParcelShop code or a Packeta point id. Whether a product takes one is its pickup_point in GET /v1/providers: required (422 on pickup_point_id without one, unless the channel's defaultPickupPoint setting names one), optional, or none (422 when one is given). A point the carrier does not know is its refusal on pickup_point_id, in the shipment's errors. Absent, null or empty: delivery to the address.
+	// PickupPointId The carrier's id of the pickup point (parcel locker, parcel shop) the recipient collects from, e.g. an InPost locker KRA010, a PPL ParcelShop code or a Packeta point id. Whether a product takes one is its pickup_point in GET /v1/providers: required (422 on pickup_point_id without one, unless the channel's defaultPickupPoint setting names one), optional, or none (422 when one is given). A point the carrier does not know is its refusal on pickup_point_id, in the shipment's errors. Absent, null or empty: delivery to the address. No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
 	//
 	// Examples: KRA010
 	PickupPointId *string `json:"pickup_point_id,omitempty"`
 
 	// RecipientContact A contact as a request gives it; answers show it as Contact.
 	RecipientContact ContactInput `json:"recipient_contact"`
-	ReferenceNumber  *string      `json:"reference_number,omitempty"`
+
+	// ReferenceNumber No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	ReferenceNumber *string `json:"reference_number,omitempty"`
 
 	// SenderContact A contact as a request gives it; answers show it as Contact.
 	SenderContact     ContactInput `json:"sender_contact"`
 	ShippingChannelId string       `json:"shipping_channel_id"`
 
-	// ShippingDate A date (YYYY-MM-DD), today or later. Absent, null or empty: today.
+	// ShippingDate A date (YYYY-MM-DD), from today up to 30 days ahead (a later one is 422: carriers book days, not months, ahead). Absent, null or empty: today.
 	//
 	// Examples: 2026-11-21
 	ShippingDate *string `json:"shipping_date,omitempty"`
@@ -909,33 +931,48 @@ type CreateShipment struct {
 
 // CreateShippingChannel defines model for CreateShippingChannel.
 type CreateShippingChannel struct {
+	// Description No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field.
 	Description *string `json:"description,omitempty"`
-	Name        string  `json:"name"`
+
+	// Name No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	Name string `json:"name"`
 
 	// Provider A provider code of GET /v1/providers.
 	Provider string `json:"provider"`
 
-	// Settings Provider settings, see the provider's settings list. Absent or null: none.
+	// Settings Provider settings, see the provider's settings list. Absent or null: none. A string setting, secrets included, is at most 4096 characters, without control characters or line breaks.
 	Settings *map[string]interface{} `json:"settings,omitempty"`
 }
 
 // CreateTrackingParcel defines model for CreateTrackingParcel.
 type CreateTrackingParcel struct {
-	CheckDelayHours   *int                    `json:"check_delay_hours,omitempty"`
-	ExternalData      *map[string]interface{} `json:"external_data,omitempty"`
-	MaxChecks         *int                    `json:"max_checks,omitempty"`
-	RecipientEmail    *openapi_types.Email    `json:"recipient_email,omitempty"`
-	RecipientName     *string                 `json:"recipient_name,omitempty"`
-	RecipientPhone    *string                 `json:"recipient_phone,omitempty"`
-	ShippingChannelId string                  `json:"shipping_channel_id"`
-	TrackingNumber    string                  `json:"tracking_number"`
+	CheckDelayHours *int `json:"check_delay_hours,omitempty"`
+
+	// ExternalData Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field.
+	ExternalData *map[string]interface{} `json:"external_data,omitempty"`
+	MaxChecks    *int                    `json:"max_checks,omitempty"`
+
+	// RecipientEmail No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	RecipientEmail *openapi_types.Email `json:"recipient_email,omitempty"`
+
+	// RecipientName No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	RecipientName *string `json:"recipient_name,omitempty"`
+
+	// RecipientPhone No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	RecipientPhone    *string `json:"recipient_phone,omitempty"`
+	ShippingChannelId string  `json:"shipping_channel_id"`
+	TrackingNumber    string  `json:"tracking_number"`
 }
 
 // CreateWebhookSubscription defines model for CreateWebhookSubscription.
 type CreateWebhookSubscription struct {
-	Active *bool       `json:"active,omitempty"`
+	Active *bool `json:"active,omitempty"`
+
+	// Events At most one item per event type (13); a repeat is kept once.
 	Events []EventType `json:"events"`
-	Name   string      `json:"name"`
+
+	// Name No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	Name string `json:"name"`
 
 	// Secret At least 8 characters, not only white space. On create, generated when absent (and returned once as generated_secret); an empty one is refused. On update, absent or empty keeps the current secret.
 	Secret *string `json:"secret,omitempty"`
@@ -1301,7 +1338,7 @@ type Parcel struct {
 	WidthDimension float32 `json:"width_dimension"`
 }
 
-// ParcelInput defines model for ParcelInput.
+// ParcelInput A parcel measures at least a millimetre and weighs at least a gram, in its unit: 0.1 CM, 1 MM or 0.04 IN; 0.001 KG, 1 G or 0.0025 LB (less is 422 naming the field).
 type ParcelInput struct {
 	// DimensionUnit CM, MM or IN, in any case; absent or empty: CM.
 	//
@@ -1618,34 +1655,52 @@ type TrackingParcelSummaryStatus string
 
 // UpdateShipment PUT and PATCH: only these fields can change.
 type UpdateShipment struct {
-	EnableTracking  *bool                   `json:"enable_tracking,omitempty"`
-	Metadata        *map[string]interface{} `json:"metadata,omitempty"`
-	ReferenceNumber *string                 `json:"reference_number,omitempty"`
+	EnableTracking *bool `json:"enable_tracking,omitempty"`
+
+	// Metadata Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field.
+	Metadata *map[string]interface{} `json:"metadata,omitempty"`
+
+	// ReferenceNumber No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	ReferenceNumber *string `json:"reference_number,omitempty"`
 }
 
 // UpdateShippingChannel PUT and PATCH: only the fields sent change.
 type UpdateShippingChannel struct {
+	// Description No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field.
 	Description *string `json:"description,omitempty"`
-	Name        *string `json:"name,omitempty"`
 
-	// Settings PUT replaces the settings (a masked secret sent back keeps its value); PATCH merges them (a null value removes a key). Absent or null: unchanged.
+	// Name No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	Name *string `json:"name,omitempty"`
+
+	// Settings PUT replaces the settings (a masked secret sent back keeps its value); PATCH merges them (a null value removes a key). Absent or null: unchanged. A string setting, secrets included, is at most 4096 characters, without control characters or line breaks.
 	Settings *map[string]interface{} `json:"settings,omitempty"`
 	Status   *ActiveStatus           `json:"status,omitempty"`
 }
 
 // UpdateTrackingParcel Only these fields can change; sending tracking_number, shipping_channel_id, check_delay_hours, max_checks or status is a 422.
 type UpdateTrackingParcel struct {
-	ExternalData   *map[string]interface{} `json:"external_data,omitempty"`
-	RecipientEmail *string                 `json:"recipient_email,omitempty"`
-	RecipientName  *string                 `json:"recipient_name,omitempty"`
-	RecipientPhone *string                 `json:"recipient_phone,omitempty"`
+	// ExternalData Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field.
+	ExternalData *map[string]interface{} `json:"external_data,omitempty"`
+
+	// RecipientEmail No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	RecipientEmail *string `json:"recipient_email,omitempty"`
+
+	// RecipientName No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	RecipientName *string `json:"recipient_name,omitempty"`
+
+	// RecipientPhone No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	RecipientPhone *string `json:"recipient_phone,omitempty"`
 }
 
 // UpdateWebhookSubscription PUT and PATCH: only the fields sent change.
 type UpdateWebhookSubscription struct {
-	Active *bool        `json:"active,omitempty"`
+	Active *bool `json:"active,omitempty"`
+
+	// Events At most one item per event type (13); a repeat is kept once.
 	Events *[]EventType `json:"events,omitempty"`
-	Name   *string      `json:"name,omitempty"`
+
+	// Name No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	Name *string `json:"name,omitempty"`
 
 	// Secret At least 8 characters, not only white space. On create, generated when absent (and returned once as generated_secret); an empty one is refused. On update, absent or empty keeps the current secret.
 	Secret *string `json:"secret,omitempty"`
@@ -1893,9 +1948,13 @@ type CreateWebhookSubscriptionParams struct {
 
 // ReplaceWebhookSubscriptionJSONBody defines parameters for ReplaceWebhookSubscription.
 type ReplaceWebhookSubscriptionJSONBody struct {
-	Active *bool        `json:"active,omitempty"`
+	Active *bool `json:"active,omitempty"`
+
+	// Events At most one item per event type (13); a repeat is kept once.
 	Events *[]EventType `json:"events,omitempty"`
-	Name   *string      `json:"name"`
+
+	// Name No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+	Name *string `json:"name"`
 
 	// Secret At least 8 characters, not only white space. On create, generated when absent (and returned once as generated_secret); an empty one is refused. On update, absent or empty keeps the current secret.
 	Secret *string `json:"secret,omitempty"`

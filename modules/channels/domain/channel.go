@@ -81,6 +81,9 @@ func NewChannel(id, accountID, name, description, provider string, settings map[
 // other fields: the API always has (it checked descriptions before anything
 // else). It is for callers that answer it before the channel is looked up.
 func CheckDescription(description string) error {
+	if p := carrier.TextProblem(description); p != "" {
+		return fault.Field("description", p)
+	}
 	if utf8.RuneCountInString(description) > MaxDescriptionLength {
 		return fault.Field("description", "must be at most "+strconv.Itoa(MaxDescriptionLength)+" characters")
 	}
@@ -92,6 +95,9 @@ func nameProblem(name string) string {
 	n := strings.TrimSpace(name)
 	if n == "" {
 		return "is required"
+	}
+	if p := carrier.NameProblem(n); p != "" {
+		return p
 	}
 	if utf8.RuneCountInString(n) > MaxNameLength {
 		return "must be at most " + strconv.Itoa(MaxNameLength) + " characters"

@@ -146,6 +146,10 @@ func TestCreateChannelRejectsBadInput(t *testing.T) {
 			"settings": map[string]any{"clientId": "a", "clientSecret": "b", "productType": "FLIGHT"}}, nil, 422, []string{"settings.productType"}},
 		{"oversized body", `{"name":"` + strings.Repeat("x", 1<<20) + `"}`, nil, 400, nil},
 		{"name of 256 characters", sandboxChannel(strings.Repeat("č", 256)), nil, 422, []string{"name"}},
+		{"name with a bidi override", sandboxChannel("Main\u202E"), nil, 422, []string{"name"}},
+		{"a secret of 900 KB and a line break in a setting", map[string]any{"name": "x", "provider": "sandbox",
+			"settings": map[string]any{"clientId": "a\r\nb", "clientSecret": strings.Repeat("s", 900*1024)}}, nil, 422,
+			[]string{"settings.clientId", "settings.clientSecret"}},
 		{"description of 2001 characters", map[string]any{"name": "", "provider": "sandbox", "description": strings.Repeat("d", 2001)}, nil, 422,
 			[]string{"description"}},
 	}

@@ -52,6 +52,18 @@ const (
 	maxPickupPoint        = 64 // the longest point id of a carrier we know (Allegro's) is 36
 	maxDimension          = 10000
 	maxWeight             = 100000
+	// MaxShippingDaysAhead is how far ahead a shipment may be booked: a
+	// shipping date later than today plus this is refused. Carriers book
+	// days, not months, ahead (DHL Express's planned shipping date is at
+	// most 10 days ahead), and a date a year away is a typo.
+	MaxShippingDaysAhead = 30
+)
+
+// The least a parcel may measure in each unit: a gram and a millimetre (a
+// carrier rounds less to 0), written in the unit.
+var (
+	minWeight    = map[string]float64{"KG": 0.001, "G": 1, "LB": 0.0025}
+	minDimension = map[string]float64{"CM": 0.1, "MM": 1, "IN": 0.04}
 )
 
 // Check names every problem the request has on its own, its channel
@@ -73,7 +85,7 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 	if r.ChannelID == "" {
 		errs.Add("shipping_channel_id", "is required")
 	}
-	maxLength(errs, "reference_number", r.ReferenceNumber, maxText)
+	name(errs, "reference_number", r.ReferenceNumber, maxText)
 	c.Sender = checkContact(errs, "sender_contact", r.Sender)
 	c.Recipient = checkContact(errs, "recipient_contact", r.Recipient)
 	c.Origin = checkAddress(errs, "origin_address", r.Origin)
@@ -82,7 +94,7 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 		errs.Add("additional_services", "must be at most "+strconv.Itoa(maxAdditionalServices))
 	} else {
 		for i, s := range r.AdditionalServices {
-			maxLength(errs, "additional_services."+strconv.Itoa(i), s, maxServiceLength)
+			name(errs, "additional_services."+strconv.Itoa(i), s, maxServiceLength)
 		}
 	}
 	// Names: a sender may be a company, a recipient is a person.
@@ -102,7 +114,7 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 		errs.Add("label_format", "must be one of: "+strings.Join(labelFormats, ", "))
 	}
 	c.PickupPoint = strings.TrimSpace(r.PickupPoint)
-	maxLength(errs, carrier.PickupPointField, c.PickupPoint, maxPickupPoint)
+	name(errs, carrier.PickupPointField, c.PickupPoint, maxPickupPoint)
 	c.Parcels = checkParcels(errs, r.Parcels)
 	c.cod = checkCOD(errs, r.CODAmount, r.CODCurrency)
 	c.ShippingDate = today.Format(time.DateOnly)
@@ -113,9 +125,14 @@ func (r Request) checked(today time.Time) (checkedRequest, error) {
 			errs.Add("shipping_date", "must be a date like 2026-11-21")
 		case d.Before(today.Truncate(24 * time.Hour)):
 			errs.Add("shipping_date", "must be today or later")
+		case d.After(today.Truncate(24*time.Hour).AddDate(0, 0, MaxShippingDaysAhead)):
+			errs.Add("shipping_date", "must be at most "+strconv.Itoa(MaxShippingDaysAhead)+" days after today")
 		default:
 			c.ShippingDate = d.Format(time.DateOnly)
 		}
+	}
+	if p := carrier.MetadataProblem(r.Metadata); p != "" {
+		errs.Add("metadata", p)
 	}
 	c.tracking = r.EnableTracking == nil || *r.EnableTracking
 	return c, errs.Err()
@@ -141,14 +158,37 @@ func maxLength(errs fault.FieldErrors, path, s string, max int) bool {
 	return true
 }
 
-// required adds the problem of an empty text, else that of a long one.
-func required(errs fault.FieldErrors, path, s string, max int) {
-	if s == "" {
-		errs.Add(path, "is required")
+// name adds the problem of an identifier, reference or name that breaks
+// carrier.NameProblem's rule, else that of a long one.
+func name(errs fault.FieldErrors, path, s string, max int) bool {
+	if p := carrier.NameProblem(s); p != "" {
+		errs.Add(path, p)
+		return false
+	}
+	return maxLength(errs, path, s, max)
+}
+
+// text adds the problem of free text that breaks carrier.TextProblem's
+// rule, else that of a long one.
+func text(errs fault.FieldErrors, path, s string, max int) {
+	if p := carrier.TextProblem(s); p != "" {
+		errs.Add(path, p)
 		return
 	}
 	maxLength(errs, path, s, max)
 }
+
+// required adds the problem of an empty text, else what check says of it.
+func required(errs fault.FieldErrors, path, s string, max int, check func(fault.FieldErrors, string, string, int)) {
+	if s == "" {
+		errs.Add(path, "is required")
+		return
+	}
+	check(errs, path, s, max)
+}
+
+// nameCheck is name as required's check.
+func nameCheck(errs fault.FieldErrors, path, s string, max int) { name(errs, path, s, max) }
 
 // checkContact checks a sender or recipient (names are the caller's: who
 // must have which differs) and returns it with its email trimmed.
@@ -159,18 +199,20 @@ func checkContact(errs fault.FieldErrors, path string, c *Contact) *Contact {
 	}
 	out := *c
 	out.EmailAddress = strings.TrimSpace(c.EmailAddress)
-	maxLength(errs, path+".company_name", out.CompanyName, maxText)
-	maxLength(errs, path+".first_name", out.FirstName, maxText)
-	maxLength(errs, path+".last_name", out.LastName, maxText)
-	switch {
+	name(errs, path+".company_name", out.CompanyName, maxText)
+	name(errs, path+".first_name", out.FirstName, maxText)
+	name(errs, path+".last_name", out.LastName, maxText)
+	switch p := carrier.NameProblem(out.EmailAddress); {
 	case out.EmailAddress == "":
 		errs.Add(path+".email_address", "is required")
+	case p != "":
+		errs.Add(path+".email_address", p)
 	case !carrier.IsEmailAddress(out.EmailAddress):
 		errs.Add(path+".email_address", "must be a valid email address")
 	default:
 		maxLength(errs, path+".email_address", out.EmailAddress, maxText)
 	}
-	required(errs, path+".phone_number", out.PhoneNumber, maxPhone)
+	required(errs, path+".phone_number", out.PhoneNumber, maxPhone, nameCheck)
 	return &out
 }
 
@@ -184,11 +226,11 @@ func checkAddress(errs fault.FieldErrors, path string, a *Address) *Address {
 	out := *a
 	out.PostalCode = strings.TrimSpace(a.PostalCode)
 	out.CountryCode = strings.ToUpper(strings.TrimSpace(a.CountryCode))
-	required(errs, path+".street_name", out.StreetName, maxText)
-	required(errs, path+".house_number", out.HouseNumber, maxHouseNumber)
-	maxLength(errs, path+".apartment_number", out.ApartmentNumber, maxHouseNumber)
-	required(errs, path+".city_name", out.CityName, maxText)
-	required(errs, path+".postal_code", out.PostalCode, maxPostalCode)
+	required(errs, path+".street_name", out.StreetName, maxText, text)
+	required(errs, path+".house_number", out.HouseNumber, maxHouseNumber, nameCheck)
+	name(errs, path+".apartment_number", out.ApartmentNumber, maxHouseNumber)
+	required(errs, path+".city_name", out.CityName, maxText, text)
+	required(errs, path+".postal_code", out.PostalCode, maxPostalCode, nameCheck)
 	switch {
 	case out.CountryCode == "":
 		errs.Add(path+".country_code", "is required")
@@ -231,11 +273,11 @@ func checkParcels(errs fault.FieldErrors, parcels []Parcel) []Parcel {
 		p.DimensionUnit = cmp.Or(strings.ToUpper(p.DimensionUnit), dimensionUnits[0])
 		p.WeightUnit = cmp.Or(strings.ToUpper(p.WeightUnit), weightUnits[0])
 		oneOf(errs, path+"parcel_type", p.ParcelType, parcelTypes)
-		measure(errs, path+"length_dimension", p.LengthDimension, maxDimension)
-		measure(errs, path+"width_dimension", p.WidthDimension, maxDimension)
-		measure(errs, path+"height_dimension", p.HeightDimension, maxDimension)
+		measure(errs, path+"length_dimension", p.LengthDimension, minDimension[p.DimensionUnit], p.DimensionUnit, maxDimension)
+		measure(errs, path+"width_dimension", p.WidthDimension, minDimension[p.DimensionUnit], p.DimensionUnit, maxDimension)
+		measure(errs, path+"height_dimension", p.HeightDimension, minDimension[p.DimensionUnit], p.DimensionUnit, maxDimension)
 		oneOf(errs, path+"dimension_unit", p.DimensionUnit, dimensionUnits)
-		measure(errs, path+"weight_amount", p.WeightAmount, maxWeight)
+		measure(errs, path+"weight_amount", p.WeightAmount, minWeight[p.WeightUnit], p.WeightUnit, maxWeight)
 		oneOf(errs, path+"weight_unit", p.WeightUnit, weightUnits)
 		out[i] = p
 	}
@@ -248,12 +290,15 @@ func oneOf(errs fault.FieldErrors, path, v string, allowed []string) {
 	}
 }
 
-// measure checks 0 < v <= max. The message past max is the one the API
-// has always given (its validator's, for a rule it had no text for).
-func measure(errs fault.FieldErrors, path string, v, max float64) {
+// measure checks 0 < v, min <= v (min 0: the unit is unknown, and named as
+// such) and v <= max. The message past max is the one the API has always
+// given (its validator's, for a rule it had no text for).
+func measure(errs fault.FieldErrors, path string, v, min float64, unit string, max float64) {
 	switch {
 	case !(v > 0):
 		errs.Add(path, "must be greater than 0")
+	case v < min:
+		errs.Add(path, "must be at least "+strconv.FormatFloat(min, 'f', -1, 64)+" "+unit+", the least a carrier measures")
 	case v > max:
 		errs.Add(path, "fails the lte rule")
 	}
@@ -279,6 +324,9 @@ func checkCOD(errs fault.FieldErrors, amount *float64, currency *string) *carrie
 	case !carrier.IsCurrencyCode(cur):
 		errs.Add("cash_on_delivery_currency", "must be an ISO 4217 currency code")
 		return nil
+	case !carrier.IsCashCurrency(cur):
+		errs.Add("cash_on_delivery_currency", "must be a currency a carrier can collect, not "+cur+" (ISO 4217's codes for no currency, testing, metals, units of account and funds are refused)")
+		return nil
 	case *amount <= 0:
 		errs.Add("cash_on_delivery_amount", "must be greater than 0")
 		return nil
@@ -291,12 +339,15 @@ func checkCOD(errs fault.FieldErrors, amount *float64, currency *string) *carrie
 	return &m
 }
 
-// CheckEdit names the problem of an edit (a nil reference is left as it
-// is), as Edit does; nil when it has none.
-func CheckEdit(reference *string) error {
+// CheckEdit names the problems of an edit (a nil reference or metadata is
+// left as it is), as Edit does; nil when it has none.
+func CheckEdit(reference *string, metadata map[string]any) error {
 	errs := fault.FieldErrors{}
 	if reference != nil {
-		maxLength(errs, "reference_number", *reference, maxText)
+		name(errs, "reference_number", *reference, maxText)
+	}
+	if p := carrier.MetadataProblem(metadata); p != "" {
+		errs.Add("metadata", p)
 	}
 	return errs.Err()
 }

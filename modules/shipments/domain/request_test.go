@@ -74,6 +74,33 @@ func TestRequestRules(t *testing.T) {
 		{"reference of 256", func(r *domain.Request) { r.ReferenceNumber = long(256) }, one("reference_number", "must be at most 255 characters")},
 		{"pickup point of 64", func(r *domain.Request) { r.PickupPoint = long(64) }, nil},
 		{"pickup point of 65", func(r *domain.Request) { r.PickupPoint = long(65) }, one("pickup_point_id", "must be at most 64 characters")},
+		{"reference with a line break", func(r *domain.Request) { r.ReferenceNumber = "ORDER-1\r\nX-Injected: 1" },
+			one("reference_number", `must not contain control characters or line breaks (found '\r')`)},
+		{"reference with a bidi override", func(r *domain.Request) { r.ReferenceNumber = "ORDER-\u202E1001" },
+			one("reference_number", `must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u202e')`)},
+		{"pickup point with a control character", func(r *domain.Request) { r.PickupPoint = "P\x01OINT" },
+			one("pickup_point_id", `must not contain control characters or line breaks (found '\x01')`)},
+		{"pickup point with a zero-width space", func(r *domain.Request) { r.PickupPoint = "CZ\u200B123" },
+			one("pickup_point_id", `must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u200b')`)},
+		{"names, phone and email with invisible characters", func(r *domain.Request) {
+			r.Recipient.FirstName, r.Sender.CompanyName, r.Recipient.PhoneNumber = "Ja\u200Dna", "Acme\n", "+420\u2066777"
+			r.Sender.EmailAddress = "sh\u202Eip@acme.test"
+		}, map[string][]string{
+			"recipient_contact.first_name":   {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u200d')`},
+			"sender_contact.company_name":    {`must not contain control characters or line breaks (found '\n')`},
+			"recipient_contact.phone_number": {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u2066')`},
+			"sender_contact.email_address":   {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u202e')`}}},
+		{"address with line breaks; free text may hold formatting characters", func(r *domain.Request) {
+			r.Origin.StreetName, r.Origin.CityName, r.Origin.PostalCode = "Dlouh\u00e1\u200B", "Brno\u2028", "602\u200B00"
+		}, map[string][]string{
+			"origin_address.city_name":   {`must not contain control characters or line breaks (found '\u2028')`},
+			"origin_address.postal_code": {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u200b')`}}},
+		{"metadata of 8 levels", func(r *domain.Request) { r.Metadata = deep(8) }, nil},
+		{"metadata of 1000 levels", func(r *domain.Request) { r.Metadata = deep(1000) }, one("metadata", "must nest at most 8 levels of objects and arrays")},
+		{"metadata past 16 KiB", func(r *domain.Request) { r.Metadata = map[string]any{"note": strings.Repeat("n", 16*1024)} },
+			one("metadata", "must be at most 16384 bytes as JSON (it is 16395)")},
+		{"a service with a tab", func(r *domain.Request) { r.AdditionalServices = []string{"SMS\t"} },
+			one("additional_services.0", `must not contain control characters or line breaks (found '\t')`)},
 
 		{"sender required", func(r *domain.Request) { r.Sender = nil }, one("sender_contact", "is required")},
 		{"recipient required", func(r *domain.Request) { r.Recipient = nil }, one("recipient_contact", "is required")},
@@ -154,7 +181,27 @@ func TestRequestRules(t *testing.T) {
 			"parcels.0.dimension_unit": {"must be one of: CM, MM, IN"}, "parcels.0.weight_amount": {"fails the lte rule"},
 			"parcels.0.weight_unit": {"must be one of: KG, G, LB"}}},
 
+		{"a parcel at the least measures", func(r *domain.Request) {
+			r.Parcels = []domain.Parcel{{LengthDimension: 0.1, WidthDimension: 0.1, HeightDimension: 0.1, WeightAmount: 0.001},
+				{LengthDimension: 1, WidthDimension: 1, HeightDimension: 1, DimensionUnit: "MM", WeightAmount: 1, WeightUnit: "G"},
+				{LengthDimension: 0.04, WidthDimension: 0.04, HeightDimension: 0.04, DimensionUnit: "IN", WeightAmount: 0.0025, WeightUnit: "LB"}}
+		}, nil},
+		{"a parcel below the least measures", func(r *domain.Request) {
+			r.Parcels = []domain.Parcel{{LengthDimension: 0.09, WidthDimension: 5e-324, HeightDimension: 1, WeightAmount: 5e-324},
+				{LengthDimension: 0.9, WidthDimension: 1, HeightDimension: 1, DimensionUnit: "MM", WeightAmount: 0.5, WeightUnit: "G"}}
+		}, map[string][]string{
+			"parcels.0.length_dimension": {"must be at least 0.1 CM, the least a carrier measures"},
+			"parcels.0.width_dimension":  {"must be at least 0.1 CM, the least a carrier measures"},
+			"parcels.0.weight_amount":    {"must be at least 0.001 KG, the least a carrier measures"},
+			"parcels.1.length_dimension": {"must be at least 1 MM, the least a carrier measures"},
+			"parcels.1.weight_amount":    {"must be at least 1 G, the least a carrier measures"}}},
+
 		{"cash on delivery", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(125.5), ptr(" czk ") }, nil},
+		{"cash on delivery in CFA francs", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(1000.0), ptr("XOF") }, nil},
+		{"cash on delivery in no currency", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(10.0), ptr("XXX") },
+			one("cash_on_delivery_currency", "must be a currency a carrier can collect, not XXX (ISO 4217's codes for no currency, testing, metals, units of account and funds are refused)")},
+		{"cash on delivery in gold", func(r *domain.Request) { r.CODAmount, r.CODCurrency = ptr(1.0), ptr("xau") },
+			one("cash_on_delivery_currency", "must be a currency a carrier can collect, not XAU (ISO 4217's codes for no currency, testing, metals, units of account and funds are refused)")},
 		{"an empty currency alone is none", func(r *domain.Request) { r.CODCurrency = ptr(" ") }, nil},
 		{"amount without currency", func(r *domain.Request) { r.CODAmount = ptr(10.0) },
 			one("cash_on_delivery_currency", "is required with cash_on_delivery_amount")},
@@ -177,6 +224,9 @@ func TestRequestRules(t *testing.T) {
 			one("cash_on_delivery_amount", "is too large")},
 
 		{"shipping today", func(r *domain.Request) { r.ShippingDate = "2026-11-21" }, nil},
+		{"shipping 30 days ahead", func(r *domain.Request) { r.ShippingDate = "2026-12-21" }, nil},
+		{"shipping 31 days ahead", func(r *domain.Request) { r.ShippingDate = "2026-12-22" }, one("shipping_date", "must be at most 30 days after today")},
+		{"shipping in 9999", func(r *domain.Request) { r.ShippingDate = "9999-12-31" }, one("shipping_date", "must be at most 30 days after today")},
 		{"shipping yesterday", func(r *domain.Request) { r.ShippingDate = "2026-11-20" }, one("shipping_date", "must be today or later")},
 		{"shipping date malformed", func(r *domain.Request) { r.ShippingDate = "tomorrow" }, one("shipping_date", "must be a date like 2026-11-21")},
 		{"shipping date of no day", func(r *domain.Request) { r.ShippingDate = "2031-02-30" }, one("shipping_date", "must be a date like 2026-11-21")},
@@ -346,12 +396,30 @@ func TestEditKeepsTheReferenceRule(t *testing.T) {
 	if st := sh.Stored(); st.Version != 2 || len(st.Metadata) != 0 || !st.EnableTracking {
 		t.Errorf("a refused edit changed %+v", st)
 	}
-	if err := domain.CheckEdit(ptr(strings.Repeat("r", 256))); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {
+	if err := domain.CheckEdit(ptr("A\nB"), nil); !reflect.DeepEqual(fields(t, err), one("reference_number", `must not contain control characters or line breaks (found '\n')`)) {
+		t.Errorf("CheckEdit of a line break = %v", err)
+	}
+	if err := domain.CheckEdit(ptr(strings.Repeat("r", 256)), nil); !reflect.DeepEqual(fields(t, err), one("reference_number", "must be at most 255 characters")) {
 		t.Errorf("CheckEdit = %v", err)
 	}
-	if err := domain.CheckEdit(nil); err != nil {
+	if err := domain.CheckEdit(nil, deep(9)); !reflect.DeepEqual(fields(t, err), one("metadata", "must nest at most 8 levels of objects and arrays")) {
+		t.Errorf("CheckEdit of deep metadata = %v", err)
+	}
+	if _, err := sh.Edit(nil, deep(9), nil, later); !reflect.DeepEqual(fields(t, err), one("metadata", "must nest at most 8 levels of objects and arrays")) {
+		t.Errorf("Edit of deep metadata = %v", err)
+	}
+	if err := domain.CheckEdit(nil, deep(8)); err != nil {
 		t.Errorf("CheckEdit of no reference = %v", err)
 	}
+}
+
+// deep is metadata nesting n objects.
+func deep(n int) map[string]any {
+	m := map[string]any{"leaf": "x"}
+	for range n - 1 {
+		m = map[string]any{"k": m}
+	}
+	return m
 }
 
 // pending is a new shipment of n parcels on the sandbox, with cash on

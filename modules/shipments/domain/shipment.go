@@ -195,7 +195,7 @@ func (sh *Shipment) Cancelled(now time.Time) error {
 // field as it is. An edit CheckEdit refuses (a reference number longer than
 // a request may have) changes nothing. It reports whether anything changed.
 func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTracking *bool, now time.Time) (bool, error) {
-	if err := CheckEdit(reference); err != nil {
+	if err := CheckEdit(reference, metadata); err != nil {
 		return false, err
 	}
 	changed := false

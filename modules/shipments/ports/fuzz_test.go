@@ -31,7 +31,7 @@ func bodySeeds(ch string) []string {
 	bodies := []any{
 		good, single,
 		with(shipmentBody(ch, parcel(1.5), parcel(2), parcel(0.4)), "cash_on_delivery_amount", 125.5, "cash_on_delivery_currency", "czk"),
-		with(good, "label_format", "ZPL", "shipping_date", "2031-01-31", "metadata", map[string]any{"shop": "eu"}, "enable_tracking", false,
+		with(good, "label_format", "ZPL", "shipping_date", time.Now().AddDate(0, 0, 7).Format(time.DateOnly), "metadata", map[string]any{"shop": "eu"}, "enable_tracking", false,
 			"additional_services", []string{"SMS"}),
 		shipmentBody(ch, parcel(1), parcel(0)),
 		shipmentBody(ch, parcel(1), with(parcel(1), "weight_amount", "heavy")),
@@ -124,7 +124,7 @@ func FuzzShipmentRequests(f *testing.F) {
 		}
 		errs := fault.FieldErrors{}
 		metadata := httpapi.OptionalObject(update.Metadata, "metadata", errs)
-		if !apptest.CheckRefusal(t, httpapi.Refusal(errs, domain.CheckEdit(update.ReferenceNumber))) {
+		if !apptest.CheckRefusal(t, httpapi.Refusal(errs, domain.CheckEdit(update.ReferenceNumber, metadata))) {
 			return
 		}
 		if update.ReferenceNumber != nil && utf8.RuneCountInString(*update.ReferenceNumber) > 255 {

@@ -102,7 +102,7 @@ func (h HTTPServer) update(w http.ResponseWriter, r *http.Request) {
 	shape := fault.FieldErrors{}
 	metadata := httpapi.OptionalObject(req.Metadata, "metadata", shape)
 	if len(shape) > 0 {
-		httpapi.WriteError(w, r, httpapi.Refusal(shape, domain.CheckEdit(req.ReferenceNumber)))
+		httpapi.WriteError(w, r, httpapi.Refusal(shape, domain.CheckEdit(req.ReferenceNumber, metadata)))
 		return
 	}
 	accountID := auth.RequestPrincipal(r).AccountID

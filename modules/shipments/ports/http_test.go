@@ -320,9 +320,18 @@ func TestCreateShipmentRejectsBadInput(t *testing.T) {
 		{"label format", with(good, "label_format", "png"), []string{"label_format"}},
 		{"shipping date in the past", with(good, "shipping_date", "2001-01-01"), []string{"shipping_date"}},
 		{"shipping date malformed", with(good, "shipping_date", "tomorrow"), []string{"shipping_date"}},
+		{"shipping date in 9999", with(good, "shipping_date", "9999-12-31"), []string{"shipping_date"}},
+		{"cod in no currency", with(good, "cash_on_delivery_amount", 10, "cash_on_delivery_currency", "XXX"), []string{"cash_on_delivery_currency"}},
+		{"weight of 5e-324", shipmentBody(ch, with(parcel(1), "weight_amount", 5e-324)), []string{"parcels.0.weight_amount"}},
 		{"metadata not an object", with(good, "metadata", []int{1}), []string{"metadata"}},
 		{"no channel", with(good, "shipping_channel_id", ""), []string{"shipping_channel_id"}},
 		{"reference too long", with(good, "reference_number", strings.Repeat("r", 256)), []string{"reference_number"}},
+		{"metadata nested 1000 deep", with(good, "metadata", deepMetadata(1000)), []string{"metadata"}},
+		{"metadata past 16 KiB", with(good, "metadata", map[string]any{"note": strings.Repeat("n", 16*1024)}), []string{"metadata"}},
+		{"reference with a line break", with(good, "reference_number", "ORDER-1\r\nX"), []string{"reference_number"}},
+		{"pickup point with a bidi override and a zero-width space", with(good, "pickup_point_id", "CZ\u202E12\u200B3"), []string{"pickup_point_id"}},
+		{"names with control characters", with(good, "recipient_contact", map[string]any{"first_name": "Ja\x1bna", "last_name": "N\u200Bov\u00e1k",
+			"email_address": "jana@example.test", "phone_number": "+420777888999"}), []string{"recipient_contact.first_name", "recipient_contact.last_name"}},
 		{"parcel over its bounds", shipmentBody(ch, with(parcel(1), "weight_amount", 100001)), []string{"parcels.0.weight_amount"}},
 		{"too many services", with(good, "additional_services", slices.Repeat([]string{"SMS"}, 21)), []string{"additional_services"}},
 		{"a service too long", with(good, "additional_services", []string{"SMS", strings.Repeat("s", 101)}), []string{"additional_services.1"}},
@@ -571,4 +580,13 @@ func TestEditAndCancelShipment(t *testing.T) {
 	if err := env.ModuleDB("shipments").Get(&changes, `SELECT count(*) FROM (SELECT * FROM "watermill_shipments" WHERE metadata->>'name' = 'shipment.status_changed') e WHERE payload->>'previous_status' = 'created'`); err != nil || changes != 1 {
 		t.Errorf("created→cancelled events = %d (%v)", changes, err)
 	}
+}
+
+// deepMetadata is metadata nesting n objects.
+func deepMetadata(n int) map[string]any {
+	m := map[string]any{"leaf": "x"}
+	for range n - 1 {
+		m = map[string]any{"k": m}
+	}
+	return m
 }

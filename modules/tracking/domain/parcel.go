@@ -155,7 +155,7 @@ func (p *Parcel) TakeAdded() []StatusUpdate {
 // around. An edit CheckEdit refuses changes nothing. It reports whether
 // anything changed.
 func (p *Parcel) Edit(name, email, phone *string, externalData map[string]any, now time.Time) (bool, error) {
-	if err := CheckEdit(name, email, phone); err != nil {
+	if err := CheckEdit(name, email, phone, externalData); err != nil {
 		return false, err
 	}
 	r := p.s.Recipient

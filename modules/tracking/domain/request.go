@@ -51,7 +51,9 @@ func (r Request) Check() error {
 	// counted it.
 	maxLength(errs, "recipient_name", r.Recipient.Name, maxRecipientText)
 	if r.Recipient.Email != "" {
-		if !carrier.IsEmailAddress(r.Recipient.Email) {
+		if p := carrier.NameProblem(r.Recipient.Email); p != "" {
+			errs.Add("recipient_email", p)
+		} else if !carrier.IsEmailAddress(r.Recipient.Email) {
 			errs.Add("recipient_email", "must be a valid email address")
 		} else {
 			maxLength(errs, "recipient_email", r.Recipient.Email, maxRecipientText)
@@ -60,6 +62,9 @@ func (r Request) Check() error {
 	maxLength(errs, "recipient_phone", r.Recipient.Phone, maxRecipientPhone)
 	within(errs, "check_delay_hours", r.CheckDelayHours, MinCheckDelayHours, MaxCheckDelayHours)
 	within(errs, "max_checks", r.MaxChecks, MinMaxChecks, MaxMaxChecks)
+	if p := carrier.MetadataProblem(r.ExternalData); p != "" {
+		errs.Add("external_data", p)
+	}
 	return errs.Err()
 }
 
@@ -79,8 +84,12 @@ func numberProblem(n string) string {
 	return ""
 }
 
+// maxLength adds the problem of a name breaking carrier.NameProblem's rule,
+// else that of one longer than max characters.
 func maxLength(errs fault.FieldErrors, path, s string, max int) {
-	if utf8.RuneCountInString(s) > max {
+	if p := carrier.NameProblem(s); p != "" {
+		errs.Add(path, p)
+	} else if utf8.RuneCountInString(s) > max {
 		errs.Add(path, "must be at most "+strconv.Itoa(max)+" characters")
 	}
 }
@@ -100,14 +109,17 @@ func within(errs fault.FieldErrors, path string, v *int, min, max int) {
 // it is), as Edit does; nil when it has none. An email address is checked
 // without white space around it, and "" clears it; lengths count what was
 // written, white space included, as the API always counted them.
-func CheckEdit(name, email, phone *string) error {
+func CheckEdit(name, email, phone *string, externalData map[string]any) error {
 	errs := fault.FieldErrors{}
+	if p := carrier.MetadataProblem(externalData); p != "" {
+		errs.Add("external_data", p)
+	}
 	if name != nil {
 		maxLength(errs, "recipient_name", *name, maxRecipientText)
 	}
 	if email != nil {
 		maxLength(errs, "recipient_email", *email, maxRecipientText)
-		if e := strings.TrimSpace(*email); e != "" && !carrier.IsEmailAddress(e) {
+		if e := strings.TrimSpace(*email); e != "" && carrier.NameProblem(e) == "" && !carrier.IsEmailAddress(e) {
 			errs.Add("recipient_email", "must be a valid email address")
 		}
 	}

@@ -41,6 +41,11 @@ func TestRequestRules(t *testing.T) {
 		}, nil},
 		{"no recipient", func(r *domain.Request) { r.Recipient = domain.Recipient{} }, nil},
 		{"name of 256", func(r *domain.Request) { r.Recipient.Name = long(256) }, one("recipient_name", "must be at most 255 characters")},
+		{"external data past 16 KiB", func(r *domain.Request) { r.ExternalData = map[string]any{"n": strings.Repeat("n", 16*1024)} },
+			one("external_data", "must be at most 16384 bytes as JSON (it is 16392)")},
+		{"name with a line break", func(r *domain.Request) { r.Recipient.Name = "Jana\nX" }, one("recipient_name", `must not contain control characters or line breaks (found '\n')`)},
+		{"phone and email with a bidi override", func(r *domain.Request) { r.Recipient.Phone, r.Recipient.Email = "+420\u202E1", "a\u202E@b.test" },
+			map[string][]string{"recipient_phone": {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u202e')`}, "recipient_email": {`must not contain invisible formatting characters such as bidi overrides or zero-width characters (found '\u202e')`}}},
 		{"name of 255 and white space", func(r *domain.Request) { r.Recipient.Name = " " + long(255) },
 			one("recipient_name", "must be at most 255 characters")},
 		{"email malformed", func(r *domain.Request) { r.Recipient.Email = "jana" }, one("recipient_email", "must be a valid email address")},
@@ -121,6 +126,7 @@ func TestEditRules(t *testing.T) {
 		{"trimmed", ptr("  Jana Nováková "), ptr(" a@b.test "), ptr(" 2 "), nil, domain.Recipient{Name: "Jana Nováková", Email: "a@b.test", Phone: "2"}},
 		{"cleared", ptr(""), ptr("  "), ptr(""), nil, domain.Recipient{}},
 		{"name of 256", ptr(strings.Repeat("é", 256)), nil, nil, one("recipient_name", "must be at most 255 characters"), domain.Recipient{}},
+		{"name with a line break", ptr("Jana\nX"), nil, nil, one("recipient_name", `must not contain control characters or line breaks (found '\n')`), domain.Recipient{}},
 		{"name of 255 and white space", ptr(" " + strings.Repeat("x", 255)), nil, nil, one("recipient_name", "must be at most 255 characters"), domain.Recipient{}},
 		{"email malformed", nil, ptr(" nope "), nil, one("recipient_email", "must be a valid email address"), domain.Recipient{}},
 		{"email long and malformed", nil, ptr(strings.Repeat("a", 256)), nil,
@@ -131,7 +137,7 @@ func TestEditRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := domain.New("tp_1", "acc_1", "sandbox", domain.Request{TrackingNumber: "SB1", ChannelID: "ch_1",
 				Recipient: domain.Recipient{Name: "Jana", Email: "jana@example.test", Phone: "1"}}, t0)
-			if got := fields(t, domain.CheckEdit(tt.nameV, tt.email, tt.phone)); !reflect.DeepEqual(got, tt.want) {
+			if got := fields(t, domain.CheckEdit(tt.nameV, tt.email, tt.phone, nil)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("CheckEdit = %v, want %v", got, tt.want)
 			}
 			changed, err := p.Edit(tt.nameV, tt.email, tt.phone, map[string]any{"b": 1.0}, t0.Add(time.Hour))

@@ -34,5 +34,5 @@ func (req updateRequest) Check() (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return external, domain.CheckEdit(req.RecipientName, req.RecipientEmail, req.RecipientPhone)
+	return external, domain.CheckEdit(req.RecipientName, req.RecipientEmail, req.RecipientPhone, external)
 }

@@ -70,7 +70,7 @@ func (req updateRequest) externalData() (map[string]any, error) {
 	}
 	external := httpapi.OptionalObject(req.ExternalData, "external_data", shape)
 	if len(shape) > 0 {
-		return nil, httpapi.Refusal(shape, domain.CheckEdit(req.RecipientName, req.RecipientEmail, req.RecipientPhone))
+		return nil, httpapi.Refusal(shape, domain.CheckEdit(req.RecipientName, req.RecipientEmail, req.RecipientPhone, external))
 	}
 	return external, nil
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"shipd/platform/carrier"
 	"shipd/platform/fault"
 )
 
@@ -67,6 +68,8 @@ func checkName(errs fault.FieldErrors, name string) {
 	switch n := strings.TrimSpace(name); {
 	case n == "":
 		errs.Add("name", "is required")
+	case carrier.NameProblem(n) != "":
+		errs.Add("name", carrier.NameProblem(n))
 	case utf8.RuneCountInString(n) > maxNameLength:
 		errs.Add("name", "must be at most "+strconv.Itoa(maxNameLength)+" characters")
 	}
@@ -128,10 +131,17 @@ func spaceOrControl(s string) (rune, bool) {
 	return 0, false
 }
 
-// checkEvents: at least one, each one of eventTypes (a repeat is kept once).
+// checkEvents: at least one, at most as many as there are event types
+// (a repeat is kept once, but a list longer than every type named once is
+// no client's choice, and each item would be answered), each one of
+// eventTypes.
 func checkEvents(errs fault.FieldErrors, events, eventTypes []string) {
 	if len(events) == 0 {
 		errs.Add("events", "must contain at least one event type")
+	}
+	if len(events) > len(eventTypes) {
+		errs.Add("events", "must have at most "+strconv.Itoa(len(eventTypes))+" items, one per event type")
+		return
 	}
 	for i, e := range events {
 		if !slices.Contains(eventTypes, e) {

@@ -181,3 +181,43 @@ func TestSubscriptionBodyNotUTF8(t *testing.T) {
 		t.Fatalf("stored names %q, want only the first", names)
 	}
 }
+
+// A name with a line break or a bidi override, and an events list longer
+// than there are event types (10,000 repeats of one), are refused on create
+// and PATCH naming the field; nothing is stored.
+func TestSubscriptionNameAndEventsBounds(t *testing.T) {
+	t.Parallel()
+	env := apptest.Start(t, shipd.InitializeApp)
+	key := env.NewKey("acme")
+	sub := subscribe(t, env, key, map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created", "shipment.created"}})
+	path := subsPath + "/" + sub["id"].(string)
+	repeats := make([]string, 10000)
+	for i := range repeats {
+		repeats[i] = "shipment.created"
+	}
+	for _, c := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"name": "Orders\r\nX"}, "name"},
+		{map[string]any{"name": "Orders\u202E"}, "name"},
+		{map[string]any{"events": repeats}, "events"},
+	} {
+		create := map[string]any{"name": "n", "url": "https://example.com/h", "events": []string{"shipment.created"}}
+		for k, v := range c.body {
+			create[k] = v
+		}
+		for _, req := range []apptest.Request{
+			{Method: http.MethodPost, Path: subsPath, Body: create},
+			{Method: http.MethodPatch, Path: path, Body: c.body},
+		} {
+			req.Key = key
+			if errs := env.Do(req).FieldErrors(t, http.StatusUnprocessableEntity); errs[c.field] == nil || len(errs) != 1 {
+				t.Errorf("%s %v: errors %v, want one on %s", req.Method, c.body, errs, c.field)
+			}
+		}
+	}
+	if got := env.Do(apptest.Request{Method: http.MethodGet, Path: path, Key: key}).Data(t); got["name"] != "n" || len(got["events"].([]any)) != 1 {
+		t.Fatalf("a refused update changed the subscription: %v", got)
+	}
+}

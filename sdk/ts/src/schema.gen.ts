@@ -704,10 +704,15 @@ export interface components {
         };
         /** @description An address as a request gives it; answers show it as Address. */
         AddressInput: {
+            /** @description No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field. */
             street_name: string;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             house_number: string;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             apartment_number?: string | null;
+            /** @description No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field. */
             city_name: string;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             postal_code: string;
             /**
              * @description ISO 3166-1 alpha-2, in any case (white space around it is ignored); answers show it upper-case.
@@ -731,11 +736,18 @@ export interface components {
         };
         /** @description A contact as a request gives it; answers show it as Contact. */
         ContactInput: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             company_name?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             first_name?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             last_name?: string | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+             */
             email_address: string;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             phone_number: string;
         };
         /** @description sender_contact needs company_name or first_name and last_name; recipient_contact needs first_name and last_name unless company_name is given. */
@@ -746,9 +758,10 @@ export interface components {
              * @example pdf
              */
             label_format?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             reference_number?: string | null;
             /**
-             * @description A date (YYYY-MM-DD), today or later. Absent, null or empty: today.
+             * @description A date (YYYY-MM-DD), from today up to 30 days ahead (a later one is 422: carriers book days, not months, ahead). Absent, null or empty: today.
              * @example 2026-11-21
              */
             shipping_date?: string | null;
@@ -757,7 +770,7 @@ export interface components {
             origin_address: components["schemas"]["AddressInput"];
             destination_address: components["schemas"]["AddressInput"];
             /**
-             * @description The carrier's id of the pickup point (parcel locker, parcel shop) the recipient collects from, e.g. an InPost locker KRA010, a PPL ParcelShop code or a Packeta point id. Whether a product takes one is its pickup_point in GET /v1/providers: required (422 on pickup_point_id without one, unless the channel's defaultPickupPoint setting names one), optional, or none (422 when one is given). A point the carrier does not know is its refusal on pickup_point_id, in the shipment's errors. Absent, null or empty: delivery to the address.
+             * @description The carrier's id of the pickup point (parcel locker, parcel shop) the recipient collects from, e.g. an InPost locker KRA010, a PPL ParcelShop code or a Packeta point id. Whether a product takes one is its pickup_point in GET /v1/providers: required (422 on pickup_point_id without one, unless the channel's defaultPickupPoint setting names one), optional, or none (422 when one is given). A point the carrier does not know is its refusal on pickup_point_id, in the shipment's errors. Absent, null or empty: delivery to the address. No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
              * @example KRA010
              */
             pickup_point_id?: string | null;
@@ -767,10 +780,11 @@ export interface components {
             /** @description Required with cash_on_delivery_currency. */
             cash_on_delivery_amount?: number | null;
             /**
-             * @description ISO 4217, in any case (white space around it is ignored); required with cash_on_delivery_amount.
+             * @description ISO 4217, in any case (white space around it is ignored); required with cash_on_delivery_amount. A code of money: XXX, XTS, the metals (XAU, XAG, XPD, XPT), units of account (XDR, XSU, XUA, XBA-XBD) and funds (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW) are 422.
              * @example CZK
              */
             cash_on_delivery_currency?: string | null;
+            /** @description Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field. */
             metadata?: {
                 [key: string]: unknown;
             } | null;
@@ -778,11 +792,13 @@ export interface components {
             additional_services?: string[] | null;
         };
         CreateShippingChannel: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             name: string;
+            /** @description No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field. */
             description?: string | null;
             /** @description A provider code of GET /v1/providers. */
             provider: string;
-            /** @description Provider settings, see the provider's settings list. Absent or null: none. */
+            /** @description Provider settings, see the provider's settings list. Absent or null: none. A string setting, secrets included, is at most 4096 characters, without control characters or line breaks. */
             settings?: {
                 [key: string]: unknown;
             } | null;
@@ -790,23 +806,31 @@ export interface components {
         CreateTrackingParcel: {
             tracking_number: string;
             shipping_channel_id: string;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             recipient_name?: string | null;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+             */
             recipient_email?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             recipient_phone?: string | null;
             check_delay_hours?: number | null;
             max_checks?: number | null;
+            /** @description Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field. */
             external_data?: {
                 [key: string]: unknown;
             } | null;
         };
         CreateWebhookSubscription: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             name: string;
             /**
              * Format: uri
              * @description Absolute http or https URL, without a user name or password, spaces or control characters anywhere (percent-encode them: %20 for a space).
              */
             url: string;
+            /** @description At most one item per event type (13); a repeat is kept once. */
             events: components["schemas"]["EventType"][];
             /** @description At least 8 characters, not only white space. On create, generated when absent (and returned once as generated_secret); an empty one is refused. On update, absent or empty keeps the current secret. */
             secret?: string | null;
@@ -1110,6 +1134,7 @@ export interface components {
             weight_unit?: string | null;
             tracking_number?: string | null;
         };
+        /** @description A parcel measures at least a millimetre and weighs at least a gram, in its unit: 0.1 CM, 1 MM or 0.04 IN; 0.001 KG, 1 G or 0.0025 LB (less is 422 naming the field). */
         ParcelInput: {
             /**
              * @description package, envelope or pallet, in any case; absent or empty: package.
@@ -1390,7 +1415,9 @@ export interface components {
         };
         /** @description PUT and PATCH: only these fields can change. */
         UpdateShipment: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             reference_number?: string | null;
+            /** @description Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field. */
             metadata?: {
                 [key: string]: unknown;
             } | null;
@@ -1398,9 +1425,11 @@ export interface components {
         };
         /** @description PUT and PATCH: only the fields sent change. */
         UpdateShippingChannel: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             name?: string | null;
+            /** @description No control characters or line breaks (CR, LF, U+2028, U+2029): 422 naming the field. */
             description?: string | null;
-            /** @description PUT replaces the settings (a masked secret sent back keeps its value); PATCH merges them (a null value removes a key). Absent or null: unchanged. */
+            /** @description PUT replaces the settings (a masked secret sent back keeps its value); PATCH merges them (a null value removes a key). Absent or null: unchanged. A string setting, secrets included, is at most 4096 characters, without control characters or line breaks. */
             settings?: {
                 [key: string]: unknown;
             } | null;
@@ -1408,21 +1437,27 @@ export interface components {
         };
         /** @description Only these fields can change; sending tracking_number, shipping_channel_id, check_delay_hours, max_checks or status is a 422. */
         UpdateTrackingParcel: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             recipient_name?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             recipient_email?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             recipient_phone?: string | null;
+            /** @description Your own keys and values. At most 16384 bytes as compact JSON and 8 levels of objects and arrays deep (the object itself is the first): 422 naming the field. */
             external_data?: {
                 [key: string]: unknown;
             } | null;
         };
         /** @description PUT and PATCH: only the fields sent change. */
         UpdateWebhookSubscription: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
             name?: string | null;
             /**
              * Format: uri
              * @description Absolute http or https URL, without a user name or password, spaces or control characters anywhere (percent-encode them: %20 for a space).
              */
             url?: string | null;
+            /** @description At most one item per event type (13); a repeat is kept once. */
             events?: components["schemas"]["EventType"][] | null;
             /** @description At least 8 characters, not only white space. On create, generated when absent (and returned once as generated_secret); an empty one is refused. On update, absent or empty keeps the current secret. */
             secret?: string | null;

@@ -36,7 +36,7 @@ func NewUpdateShipmentHandler(repo domain.Repository, clk clock.Clock, obs useca
 // changed. An edit with problems of its own is refused before the shipment
 // is looked up, whoever's it is.
 func (h UpdateShipmentHandler) Handle(ctx context.Context, cmd UpdateShipment) error {
-	if err := domain.CheckEdit(cmd.ReferenceNumber); err != nil {
+	if err := domain.CheckEdit(cmd.ReferenceNumber, cmd.Metadata); err != nil {
 		return err
 	}
 	now := h.clock.Now()

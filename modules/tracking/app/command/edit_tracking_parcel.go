@@ -35,7 +35,7 @@ func NewUpdateTrackingParcelHandler(repo domain.Repository, clk clock.Clock, obs
 // something changed. An edit with problems of its own is refused before the
 // parcel is looked up, whoever's it is.
 func (h UpdateTrackingParcelHandler) Handle(ctx context.Context, cmd UpdateTrackingParcel) error {
-	if err := domain.CheckEdit(cmd.RecipientName, cmd.RecipientEmail, cmd.RecipientPhone); err != nil {
+	if err := domain.CheckEdit(cmd.RecipientName, cmd.RecipientEmail, cmd.RecipientPhone, cmd.ExternalData); err != nil {
 		return err
 	}
 	now := h.clock.Now()
