@@ -38,6 +38,13 @@ func bodySeeds(ch string) []string {
 		shipmentBody(ch, with(parcel(1), "weight_unit", "stone", "dimension_unit", "FT", "parcel_type", "crate")),
 		with(good, "parcels", []any{}), with(good, "parcels", "many"),
 		with(good, "cash_on_delivery_amount", 10), with(good, "cash_on_delivery_currency", "EUR"),
+		// Issue 31's findings: control, bidi and zero-width characters, a
+		// non-currency, a weight below any scale, a date in 9999.
+		with(good, "reference_number", "ORDER\r\nX-Injected: 1"), with(good, "reference_number", "ORDER\u202e1"),
+		with(good, "pickup_point_id", "KRA\u200b010"),
+		with(good, "cash_on_delivery_amount", 10, "cash_on_delivery_currency", "XXX"),
+		shipmentBody(ch, with(parcel(1), "weight_amount", 5e-324)),
+		with(good, "shipping_date", "9999-12-31"),
 		with(good, "cash_on_delivery_amount", 10.123, "cash_on_delivery_currency", "EUR"),
 		with(good, "cash_on_delivery_amount", 10.5, "cash_on_delivery_currency", "JPY"),
 		with(good, "cash_on_delivery_amount", 10, "cash_on_delivery_currency", "XYZ"),
@@ -77,9 +84,10 @@ var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 // FuzzShipmentRequests decodes any body as POST /v1/shipments and PUT/PATCH
 // do before the app sees it: a refusal is a 400 or 422, and a shipment that
 // passes has 1 to carrier.MaxParcelsPerShipment parcels of known units
-// within their limits, a known label format, a shipping date from today,
-// country codes, and cash on delivery of a positive amount that its minor
-// units keep.
+// within their limits, a known label format, a shipping date from today to
+// the 30-day horizon, country codes, a reference and pickup point free of
+// control, bidi and zero-width characters, and cash on delivery of a
+// positive amount that its minor units keep, in a real currency (issue 31).
 func FuzzShipmentRequests(f *testing.F) {
 	for _, b := range bodySeeds("ch_01JD0000000000000000000000") {
 		f.Add(b)
@@ -108,6 +116,14 @@ func FuzzShipmentRequests(f *testing.F) {
 						t.Fatalf("accepted the country code %q", c)
 					}
 				}
+				for field, v := range map[string]string{"reference_number": st.ReferenceNumber, "pickup_point_id": st.PickupPoint} {
+					if problem := carrier.NameProblem(v); problem != "" {
+						t.Fatalf("accepted %s %q: %s", field, v, problem)
+					}
+				}
+				if cod := st.COD; cod != nil && !carrier.IsCashCurrency(cod.Currency) {
+					t.Fatalf("accepted cash on delivery in %q", cod.Currency)
+				}
 				if cod := st.COD; cod != nil && (cod.AmountMinor <= 0 || len(cod.Currency) != 3 ||
 					math.Abs(carrier.Money{Minor: cod.AmountMinor, Currency: cod.Currency}.Float()-amount) > math.Pow10(-carrier.CurrencyDigits(cod.Currency))) {
 					t.Fatalf("accepted cash on delivery %v as %+v", amount, cod)
@@ -130,6 +146,9 @@ func FuzzShipmentRequests(f *testing.F) {
 		if update.ReferenceNumber != nil && utf8.RuneCountInString(*update.ReferenceNumber) > 255 {
 			t.Fatalf("update accepted a reference of %d characters", utf8.RuneCountInString(*update.ReferenceNumber))
 		}
+		if update.ReferenceNumber != nil && carrier.NameProblem(*update.ReferenceNumber) != "" {
+			t.Fatalf("update accepted the reference %q", *update.ReferenceNumber)
+		}
 		if absent := len(update.Metadata) == 0 || string(update.Metadata) == "null"; (metadata == nil) != absent {
 			t.Fatalf("metadata %s read as %v", update.Metadata, metadata)
 		}
@@ -141,7 +160,7 @@ func checkShipment(t *testing.T, labelFormat, shippingDate, reference string, pa
 	if !slices.Contains([]string{"", "pdf", "zpl", "epl"}, labelFormat) {
 		t.Fatalf("accepted the label format %q", labelFormat)
 	}
-	if d, err := time.Parse(time.DateOnly, shippingDate); err != nil || d.Before(today.Truncate(24*time.Hour)) {
+	if d, err := time.Parse(time.DateOnly, shippingDate); err != nil || d.Before(today.Truncate(24*time.Hour)) || d.After(today.AddDate(0, 0, 31)) {
 		t.Fatalf("accepted the shipping date %q", shippingDate)
 	}
 	if utf8.RuneCountInString(reference) > 255 {
