@@ -89,6 +89,6 @@ func (w *BookingWorker) reschedule(ctx context.Context, c command.BookingClaim, 
 
 // backoff is the pause after a failed attempt: 1 s, 2 s, 4 s ... at most 5 min.
 func backoff(attempt int) time.Duration {
-	d := time.Second << min(attempt-1, 9)
+	d := time.Second << min(max(attempt, 1)-1, 9)
 	return min(d, 5*time.Minute)
 }

@@ -32,3 +32,6 @@ func (req *createRequest) Check(today time.Time) (domain.Stored, error) {
 	}
 	return sh.Stored(), nil
 }
+
+// Backoff is the pause after a failed booking or label attempt.
+var Backoff = backoff

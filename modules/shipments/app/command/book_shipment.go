@@ -254,6 +254,9 @@ func (h BookShipmentHandler) recordLabel(ctx context.Context, sh *domain.Shipmen
 			"provider_shipment_id", sh.Stored().ProviderShipmentID, "err", err)
 		return nil
 	}
+	if attempt == 0 {
+		return nil // the label is no longer due (cancelled, stored or given up meanwhile)
+	}
 	return &LabelNotReady{Attempt: attempt, Err: unavailable(err)}
 }
 
