@@ -14,7 +14,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"path"
 	"strings"
@@ -211,19 +210,14 @@ func (d *Dashboard) signedIn(page func(http.ResponseWriter, *http.Request, auth.
 	})
 }
 
-// cookie is HttpOnly and SameSite=Lax always, Secure when the request came
-// over TLS (a plain-HTTP local run would otherwise never get its cookie back).
+// cookie is HttpOnly and SameSite=Lax always, Secure when the client spoke
+// HTTPS (to shipd or a trusted proxy) or PUBLIC_BASE_URL is https (ADR 0045);
+// a plain-HTTP local run would otherwise never get its cookie back.
 func (d *Dashboard) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: "/dashboard", MaxAge: maxAge, HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}
+		Secure: httpapi.SecureCookies(r), SameSite: http.SameSiteLaxMode}
 }
 
-// clientAddress is the connection's IP address (a proxy in front hides the
-// client's: then every client shares the per-client limit).
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+// clientAddress is the client's IP address, behind trusted proxies too
+// (httpapi.RequestOrigin).
+func clientAddress(r *http.Request) string { return httpapi.ClientAddress(r) }
