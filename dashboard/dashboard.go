@@ -20,6 +20,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"shipd/platform/auth"
+	"shipd/platform/httpapi"
 	"shipd/platform/ratelimit"
 	"shipd/platform/secrets"
 )
@@ -161,9 +162,10 @@ func (d *Dashboard) signedIn(page func(http.ResponseWriter, *http.Request, auth.
 	})
 }
 
-// cookie is HttpOnly and SameSite=Lax always, Secure when the request came
-// over TLS (a plain-HTTP local run would otherwise never get its cookie back).
+// cookie is HttpOnly and SameSite=Lax always, Secure when the client spoke
+// HTTPS (to shipd or a trusted proxy) or PUBLIC_BASE_URL is https (ADR 0045);
+// a plain-HTTP local run would otherwise never get its cookie back.
 func (d *Dashboard) cookie(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: name, Value: value, Path: "/dashboard", MaxAge: maxAge, HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode}
+		Secure: httpapi.SecureCookies(r), SameSite: http.SameSiteLaxMode}
 }

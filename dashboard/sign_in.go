@@ -79,7 +79,7 @@ func (d *Dashboard) signIn(w http.ResponseWriter, r *http.Request) {
 		d.renderSignIn(w, r, http.StatusUnauthorized, "The e-mail address or the password is wrong.", "")
 		return
 	}
-	client := httpapi.ClientAddr(r)
+	client := httpapi.ClientAddress(r)
 	perClient, err := d.limiter.Take(r.Context(), "sign-in-client:"+client, ratelimit.SignInsPerClient)
 	if err != nil {
 		d.failed(w, r, err)

@@ -127,6 +127,9 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 // URL is the first instance's base address.
 func (e *Env) URL() string { return e.first.URL }
 
+// First is the instance Start started.
+func (e *Env) First() *Instance { return e.first }
+
 // Process is the instance that runs module: in the split topology that
 // module's process, otherwise the first instance, which runs them all.
 func (e *Env) Process(module string) *Instance {

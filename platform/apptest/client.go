@@ -19,7 +19,7 @@ type Request struct {
 	Body   any    // marshalled as JSON unless a string or []byte (sent raw)
 	// Headers are set on the request; an empty value removes the header
 	// (an authenticated POST gets a fresh Idempotency-Key unless Headers
-	// names one).
+	// names one). "Host" sets the Host header the request is sent with.
 	Headers map[string]string
 	// Unchecked says why this exchange need not match the OpenAPI document
 	// (a read model corrupted on purpose answers garbage); empty, it is
@@ -111,6 +111,10 @@ func (in *Instance) send(t testing.TB, req Request, fuzzInput bool) *Response {
 		}
 	}
 	for k, v := range req.Headers {
+		if strings.EqualFold(k, "Host") {
+			hr.Host = v
+			continue
+		}
 		if v == "" {
 			hr.Header.Del(k)
 		} else {

@@ -21,16 +21,7 @@ import (
 // test ends, and returns its base URL.
 func StartProxy(t testing.TB, upstreams map[string][]string) string {
 	t.Helper()
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
-			t.Fatal("nginx is not installed (Debian package nginx-light; .ci/run installs it)")
-		}
-	}
-	conf, err := proxyConf(upstreams)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, conf := proxySetup(t, upstreams)
 	// FreeAddr's port is free when it answers, not when nginx binds it: a
 	// test beside this one may take it meanwhile, nginx then exits, and
 	// the port answers for another server. So the proxy is known by a
@@ -44,6 +35,35 @@ func StartProxy(t testing.TB, upstreams map[string][]string) string {
 			t.Fatalf("nginx could not listen on a free port in %d tries", attempt)
 		}
 	}
+}
+
+// StartProxyAt is StartProxy on addr, an address the caller had to know
+// before (the PUBLIC_BASE_URL of the processes behind it); a port taken
+// meanwhile fails the test.
+func StartProxyAt(t testing.TB, upstreams map[string][]string, addr string) string {
+	t.Helper()
+	bin, conf := proxySetup(t, upstreams)
+	url, exited := startProxyOn(t, bin, conf, addr)
+	if exited {
+		t.Fatalf("nginx could not listen on %s (taken since it was chosen)", addr)
+	}
+	return url
+}
+
+// proxySetup finds nginx and writes its configuration for upstreams.
+func proxySetup(t testing.TB, upstreams map[string][]string) (bin, conf string) {
+	t.Helper()
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		if bin, err = exec.LookPath("/usr/sbin/nginx"); err != nil {
+			t.Fatal("nginx is not installed (Debian package nginx-light; .ci/run installs it)")
+		}
+	}
+	conf, err = proxyConf(upstreams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, conf
 }
 
 // startProxyOn runs nginx with conf on addr until the test ends; exited

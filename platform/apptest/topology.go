@@ -82,6 +82,12 @@ func (e *Env) startSplit(shipmentsDSN, trackingDSN string) *Instance {
 	e.Config.ShipmentsDatabaseURL = e.moduleDatabase("shipments", shipmentsDSN)
 	e.Config.TrackingDatabaseURL = e.moduleDatabase("tracking", trackingDSN)
 	e.Config.InternalToken = "apptest-internal-token-0123456789abcdef"
+	// The processes write links under the proxy's address (PUBLIC_BASE_URL;
+	// they never take the Host header, ADR 0045), so it is chosen first.
+	proxyAddr := FreeAddr(e.t)
+	if e.Config.PublicBaseURL == "" {
+		e.Config.PublicBaseURL = "http://" + proxyAddr
+	}
 	processes := map[string]*Instance{}
 	start := func(module string) {
 		cfg := e.Config
@@ -101,7 +107,7 @@ func (e *Env) startSplit(shipmentsDSN, trackingDSN string) *Instance {
 		}
 		upstreams[m] = []string{u.Host}
 	}
-	proxy := StartProxy(e.t, upstreams)
+	proxy := StartProxyAt(e.t, upstreams, proxyAddr)
 	e.processes = processes
 	return &Instance{URL: proxy, Logs: e.Logs, env: e, stop: func() error {
 		var errs []error

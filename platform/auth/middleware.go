@@ -41,7 +41,7 @@ func Middleware(store *Store, failed FailedKeys) func(http.Handler) http.Handler
 				httpapi.WriteErrorBody(w, r, http.StatusUnauthorized, "unauthenticated", "Missing API key: send Authorization: Bearer <API_KEY>.", nil)
 				return
 			}
-			addr := httpapi.ClientAddr(r)
+			addr := httpapi.ClientAddress(r)
 			wait, err := failed.Wait(r.Context(), addr)
 			if err != nil {
 				httpapi.WriteError(w, r, err)

@@ -20,7 +20,11 @@ type Config struct {
 	HTTPAddr    string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8080" help:"listen address of serve"`
 	// SecretKey derives the key that encrypts secret settings at rest.
 	SecretKey     string `env:"SECRET_KEY" help:"at least 32 characters; encrypts secret settings at rest" unset:"local mode generates one into SHIPD_DATA_DIR; required with DATABASE_URL"`
-	PublicBaseURL string `env:"PUBLIC_BASE_URL" help:"absolute base of meta.path and links in answers" unset:"the request's own"`
+	PublicBaseURL string `env:"PUBLIC_BASE_URL" help:"absolute base of meta.path and links in answers; https makes cookies Secure always" unset:"the address the connection came to (never the Host header)"`
+	// TrustedProxies are the peers whose X-Forwarded-For and
+	// X-Forwarded-Proto shipd believes (ADR 0045); from anyone else those
+	// headers are ignored.
+	TrustedProxies []string `env:"TRUSTED_PROXIES" envSeparator:"," help:"comma-separated addresses or CIDRs of proxies whose X-Forwarded-For and X-Forwarded-Proto are believed" unset:"none: the connection's own address and TLS"`
 	// WebhookAllowPrivateNetworks lets deliveries reach loopback and private addresses.
 	WebhookAllowPrivateNetworks bool    `env:"WEBHOOK_ALLOW_PRIVATE_NETWORKS" envDefault:"false" help:"let webhooks reach loopback and private addresses (local receivers, tests)"`
 	SandboxTimeScale            float64 `env:"SANDBOX_TIME_SCALE" envDefault:"1" help:"sandbox carrier seconds per real second"`
@@ -140,6 +144,9 @@ func (c Config) Validate() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, errors.New("PUBLIC_BASE_URL must be an absolute http(s) URL"))
 		}
+	}
+	if _, err := c.TrustedProxyPrefixes(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.TestAllegroURL != "" {
 		u, err := url.Parse(c.TestAllegroURL)

@@ -160,6 +160,9 @@ func TestValidate(t *testing.T) {
 		{"base URL without scheme", func(c *config.Config) { c.PublicBaseURL = "api.example.com" }, "PUBLIC_BASE_URL"},
 		{"base URL with other scheme", func(c *config.Config) { c.PublicBaseURL = "ftp://api.example.com" }, "PUBLIC_BASE_URL"},
 		{"base URL without host", func(c *config.Config) { c.PublicBaseURL = "https://" }, "PUBLIC_BASE_URL"},
+		{"trusted proxies", func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/8", " 192.168.1.7", "::1", ""} }, ""},
+		{"trusted proxy not an address", func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.1", "proxy.local"} }, `TRUSTED_PROXIES: "proxy.local" is not an IP address or CIDR`},
+		{"trusted proxy CIDR too long", func(c *config.Config) { c.TrustedProxies = []string{"10.0.0.0/33"} }, `TRUSTED_PROXIES: "10.0.0.0/33"`},
 		{"test Allegro URL without scheme", func(c *config.Config) { c.TestAllegroURL = "127.0.0.1:9" }, "SHIPD_TEST_ALLEGRO_URL"},
 		{"base URL unparsable", func(c *config.Config) { c.PublicBaseURL = "http://[::1" }, "PUBLIC_BASE_URL"},
 		{"bad log level", func(c *config.Config) { c.LogLevel = "verbose" }, "LOG_LEVEL"},
@@ -310,6 +313,25 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	for _, want := range []string{"SECRET_KEY", "LOG_LEVEL", "SANDBOX_TIME_SCALE"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %q, does not mention %s", err, want)
+		}
+	}
+}
+
+// TRUSTED_PROXIES reads as prefixes: an address is one host, a CIDR its
+// network, an IPv4-mapped IPv6 address the IPv4 host it is.
+func TestTrustedProxyPrefixes(t *testing.T) {
+	c := config.Config{TrustedProxies: []string{"10.1.2.3/8", "192.168.1.7", "::ffff:172.16.0.1", "fd00::/64"}}
+	got, err := c.TrustedProxyPrefixes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.0/8", "192.168.1.7/32", "172.16.0.1/32", "fd00::/64"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].String() != want[i] {
+			t.Errorf("entry %d: got %s, want %s", i, got[i], want[i])
 		}
 	}
 }

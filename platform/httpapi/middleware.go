@@ -83,7 +83,7 @@ type RequestSummary struct {
 type RequestObserver func(RequestSummary)
 
 // WithAccessLog writes one JSON log line per request: method, route
-// template, status, duration. Never headers or bodies, which hold secrets.
+// template, status, duration, the client address (RequestOrigin). Never headers or bodies, which hold secrets.
 // Each observer is told the same facts.
 func WithAccessLog(logger *slog.Logger, observers ...RequestObserver) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
@@ -103,6 +103,7 @@ func WithAccessLog(logger *slog.Logger, observers ...RequestObserver) func(http.
 				slog.Float64("duration_ms", float64(took.Microseconds())/1000),
 				slog.String("request_id", RequestID(r.Context())),
 				slog.String("account_id", info.accountID),
+				slog.String("client", ClientAddress(r)),
 			)
 			for _, observe := range observers {
 				observe(RequestSummary{Method: r.Method, Route: info.route, Status: rec.status, Duration: took})

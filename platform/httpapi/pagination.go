@@ -99,17 +99,14 @@ func NewList(r *http.Request, baseURL string, page Page, items any, count, total
 	return List{Data: items, Meta: meta, Links: links}
 }
 
-// BaseURL returns configured when set, else the scheme and host the request
-// came to.
+// BaseURL returns configured when set, else the request's Origin base: the
+// scheme and the address the connection came to, never the Host header
+// (ADR 0045).
 func BaseURL(r *http.Request, configured string) string {
 	if configured != "" {
 		return configured
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
+	return RequestOrigin(r).Base
 }
 
 // TextParam reads the query parameter name for a filter compared in SQL.

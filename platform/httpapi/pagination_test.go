@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -142,16 +144,24 @@ func TestNewList(t *testing.T) {
 	}
 }
 
+// Without a configured base, links are under the address the connection
+// came to, whatever Host the client wrote (ADR 0045); without a TCP
+// connection they are relative.
 func TestBaseURL(t *testing.T) {
-	r := httptest.NewRequest(http.MethodGet, "http://localhost:8080/v1/x", nil)
+	r := httptest.NewRequest(http.MethodGet, "http://evil.example/v1/x", nil)
 	if got := httpapi.BaseURL(r, "https://api.example.com"); got != "https://api.example.com" {
 		t.Errorf("configured: %q", got)
 	}
-	if got := httpapi.BaseURL(r, ""); got != "http://localhost:8080" {
-		t.Errorf("from request: %q", got)
+	if got := httpapi.BaseURL(r, ""); got != "" {
+		t.Errorf("no connection: %q, want relative links", got)
+	}
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, local))
+	if got := httpapi.BaseURL(r, ""); got != "http://127.0.0.1:8080" {
+		t.Errorf("from the connection: %q", got)
 	}
 	r.TLS = &tls.ConnectionState{}
-	if got := httpapi.BaseURL(r, ""); got != "https://localhost:8080" {
-		t.Errorf("from TLS request: %q", got)
+	if got := httpapi.BaseURL(r, ""); got != "https://127.0.0.1:8080" {
+		t.Errorf("from a TLS connection: %q", got)
 	}
 }

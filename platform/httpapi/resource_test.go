@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -174,13 +175,15 @@ func TestResourceWriteCreatedRefused(t *testing.T) {
 	}
 }
 
-// The Location of a resource is under the request's own address when no
-// public base URL is configured.
+// The Location of a resource is under the address the connection came to
+// when no public base URL is configured, never under the Host header.
 func TestResourceLocationWithoutBaseURL(t *testing.T) {
 	res := things(&thingQueries{})
 	res.BaseURL = ""
-	req := httptest.NewRequest(http.MethodPost, "http://shipd.local:8080/v1/things", nil)
-	if loc, want := res.Location(req, someID), "http://shipd.local:8080/v1/things/"+someID; loc != want {
+	req := httptest.NewRequest(http.MethodPost, "http://evil.example/v1/things", nil)
+	local := &net.TCPAddr{IP: net.ParseIP("::1"), Port: 8080}
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, local))
+	if loc, want := res.Location(req, someID), "http://[::1]:8080/v1/things/"+someID; loc != want {
 		t.Errorf("Location = %q, want %q", loc, want)
 	}
 }

@@ -115,7 +115,13 @@ func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Lo
 		return out, err
 	})
 	requests := metrics.NewHTTPRequests(reg)
-	a.handler = httpapi.WithRequestID(httpapi.WithAccessLog(logger, requests.Observe)(httpapi.WithRecovery(httpapi.WithBodyLimit(router))))
+	trusted, err := cfg.TrustedProxyPrefixes()
+	if err != nil {
+		return nil, err
+	}
+	// The origin first, so every layer, the access log included, sees the
+	// same client address and scheme (ADR 0045).
+	a.handler = httpapi.WithOrigin(trusted, cfg.PublicBaseURL)(httpapi.WithRequestID(httpapi.WithAccessLog(logger, requests.Observe)(httpapi.WithRecovery(httpapi.WithBodyLimit(router)))))
 	return a, nil
 }
 
