@@ -34,6 +34,11 @@ var bodySeeds = []string{
 	`{"name":"x","provider":"sandbox","descripton":"d","settings":{"clientId":"c","clientSecret":"s"}}`, `{"nmae":"Renamed","bogus":1}`,
 	`{"Name":"x","provider":"sandbox"}`, `{"settings":{"clientId":"c","mode":"live"},"stauts":"active"}`, `{"":1}`,
 	`{"name": "x",`, `["name"]`, ``, `{"description":` + `"` + strings.Repeat("d", 2001) + `"}`,
+	// Issue 31: a name with a bidi override or a line break, a secret past
+	// the settings' bound.
+	`{"name":"Main\u202e","provider":"sandbox","settings":{"clientId":"c","clientSecret":"s"}}`,
+	`{"name":"Main\r\nX","provider":"sandbox","settings":{"clientId":"c","clientSecret":"s"}}`,
+	`{"name":"big","provider":"sandbox","settings":{"clientId":"c","clientSecret":"` + strings.Repeat("s", 5000) + `"}}`,
 }
 
 // FuzzChannelRequests decodes any body as POST and as PUT/PATCH do, and

@@ -14,6 +14,7 @@ import (
 	"shipd/modules/webhooks/domain/deliverytest"
 	"shipd/modules/webhooks/ports"
 	"shipd/platform/apptest"
+	"shipd/platform/carrier"
 )
 
 // bodySeeds are the subscription bodies of the tests and the README.
@@ -41,6 +42,10 @@ func bodySeeds() []string {
 		// Members no subscription body has.
 		goodBody(map[string]any{"secert": "long-enough-secret"}), goodBody(map[string]any{"headers": map[string]any{"X-A": "1"}}),
 		map[string]any{"name": "renamed", "event": []string{"shipment.deleted"}}, map[string]any{"Active": false},
+		// Issue 31: a name with a bidi override or a line break, events
+		// repeated past the number of event types.
+		goodBody(map[string]any{"name": "orders\u202e"}), goodBody(map[string]any{"name": "a\r\nb"}),
+		goodBody(map[string]any{"events": slices.Repeat([]string{"shipment.created"}, 20)}),
 	}
 	var out []string
 	for _, b := range bodies {
@@ -56,7 +61,9 @@ func bodySeeds() []string {
 // the domain does: a refusal is a 400 or 422, and a subscription kept has a
 // trimmed name within its limit, a delivery URL that parses as http(s)
 // without credentials, spaces or control characters, known public event
-// types and a secret long enough and not only white space; a POST with an
+// types, each once and no more than there are, a name free of control,
+// bidi and zero-width characters (issue 31), and a secret long enough and
+// not only white space; a POST with an
 // empty secret and a PUT without a name are refused.
 func FuzzSubscriptionRequests(f *testing.F) {
 	for _, b := range bodySeeds() {
@@ -79,8 +86,11 @@ func FuzzSubscriptionRequests(f *testing.F) {
 			if method == http.MethodPost && req.Secret != nil && *req.Secret == "" {
 				t.Fatalf("POST passed with an empty secret: %s", body)
 			}
-			if s.Name == "" || s.Name != strings.TrimSpace(s.Name) || utf8.RuneCountInString(s.Name) > 255 {
+			if s.Name == "" || s.Name != strings.TrimSpace(s.Name) || utf8.RuneCountInString(s.Name) > 255 || carrier.NameProblem(s.Name) != "" {
 				t.Fatalf("kept the name %q", s.Name)
+			}
+			if len(s.Events) > len(app.EventTypes) || len(slices.Compact(slices.Sorted(slices.Values(s.Events)))) != len(s.Events) {
+				t.Fatalf("kept the events %q", s.Events)
 			}
 			deliverytest.CheckURL(t, s.URL)
 			if len(s.Events) == 0 {
