@@ -35,8 +35,12 @@ func run() int {
 	logf := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "with-postgres: "+format+"\n", a...) }
 	// Tests run side by side (t.Parallel, and the split topology's four
 	// processes each with its pool): PostgreSQL's 100, or the cluster's
-	// default 200, would be reached before the machine is busy.
-	cluster, err := localcluster.StartThrowawayWith(ctx, logf, localcluster.ThrowawayOptions{MaxConnections: 800})
+	// default 200, would be reached before the machine is busy. 800 was
+	// reached too once tests of two and three instances, and of shipd
+	// processes racing one another, ran four packages at a time ("too many
+	// clients" in the subscribers of another package's test); an idle
+	// backend costs a few MB, so 1600 leaves room.
+	cluster, err := localcluster.StartThrowawayWith(ctx, logf, localcluster.ThrowawayOptions{MaxConnections: 1600})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "with-postgres:", err)
 		return 1
