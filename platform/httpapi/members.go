@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"shipd/platform/fault"
+
+	"shipd/platform/jsonfields"
 )
 
 // A member of a request body that its port's request type has no field for
@@ -159,41 +161,19 @@ func fieldsOf(t reflect.Type) members {
 		return m.(members)
 	}
 	m := members{types: map[string]reflect.Type{}, depth: map[string]int{}}
-	m.collect(t, 0)
+	m.collect(t)
 	membersOf.Store(t, m)
 	return m
 }
 
-func (m *members) collect(t reflect.Type, depth int) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			et := f.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct {
-				m.collect(et, depth+1)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if d, seen := m.depth[name]; seen && d <= depth {
+func (m *members) collect(t reflect.Type) {
+	for f := range jsonfields.Of(t) {
+		if d, seen := m.depth[f.Name]; seen && d <= f.Depth {
 			continue
 		} else if !seen {
-			m.names = append(m.names, name)
+			m.names = append(m.names, f.Name)
 		}
-		m.types[name], m.depth[name] = f.Type, depth
+		m.types[f.Name], m.depth[f.Name] = f.Type, f.Depth
 	}
 }
 

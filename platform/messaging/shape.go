@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"shipd/platform/jsonfields"
 )
 
 // Shape describes the JSON a message of v's type is written as, one line per
@@ -69,8 +71,8 @@ func describe(t reflect.Type, path string, lines *[]string, seen map[reflect.Typ
 		}
 		seen[t] = true
 		defer delete(seen, t)
-		for f := range structFields(t) {
-			describe(f.typ, join(path, f.name), lines, seen)
+		for f := range jsonfields.Of(t) {
+			describe(f.Type, join(path, f.Name), lines, seen)
 		}
 	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
 		if t.Elem().Kind() != reflect.Uint8 {
@@ -78,49 +80,6 @@ func describe(t reflect.Type, path string, lines *[]string, seen map[reflect.Typ
 		}
 	case t.Kind() == reflect.Map:
 		describe(t.Elem(), path+"{}", lines, seen)
-	}
-}
-
-type jsonField struct {
-	name string
-	typ  reflect.Type
-}
-
-// structFields are the fields encoding/json writes for t: exported, named
-// by their tag, embedded structs without a tag flattened, "-" left out.
-func structFields(t reflect.Type) func(func(jsonField) bool) {
-	return func(yield func(jsonField) bool) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, _, _ := strings.Cut(tag, ",")
-			if f.Anonymous && name == "" {
-				inner := f.Type
-				if inner.Kind() == reflect.Pointer {
-					inner = inner.Elem()
-				}
-				if inner.Kind() == reflect.Struct {
-					for g := range structFields(inner) {
-						if !yield(g) {
-							return
-						}
-					}
-					continue
-				}
-			}
-			if !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if !yield(jsonField{name, f.Type}) {
-				return
-			}
-		}
 	}
 }
 
