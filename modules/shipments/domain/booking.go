@@ -75,13 +75,22 @@ func (sh *Shipment) TrackingNumbersComplete() bool {
 // step's end publishes them), so a booking whose label comes at once reads
 // as it always has.
 func (sh *Shipment) CarrierAccepted(providerShipmentID string, trackingNumbers []string, price *carrier.Money) error {
+	if err := sh.checkAcceptance(providerShipmentID); err != nil {
+		return err
+	}
+	sh.accept(providerShipmentID, trackingNumbers, price)
+	return nil
+}
+
+// checkAcceptance refuses an acceptance the shipment cannot take: the
+// carrier answered for it already, or named no shipment.
+func (sh *Shipment) checkAcceptance(providerShipmentID string) error {
 	if sh.s.Status != StatusPending || sh.s.IsSuccessful != nil || sh.HeldByCarrier() {
 		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
 	}
 	if providerShipmentID == "" {
 		return fault.Unavailable("the carrier accepted the booking without naming the shipment")
 	}
-	sh.accept(providerShipmentID, trackingNumbers, price)
 	return nil
 }
 
@@ -205,11 +214,8 @@ func (sh *Shipment) created() {
 // Booked records a booking whose label came with the carrier's answer, both
 // steps at once (CarrierAccepted, then LabelReady).
 func (sh *Shipment) Booked(providerShipmentID string, trackingNumbers []string, price *carrier.Money, label Label, now time.Time) error {
-	if sh.s.Status != StatusPending || sh.s.IsSuccessful != nil || sh.HeldByCarrier() {
-		return fault.Conflict("shipment_decided", "the carrier has already answered for this shipment")
-	}
-	if providerShipmentID == "" {
-		return fault.Unavailable("the carrier accepted the booking without naming the shipment")
+	if err := sh.checkAcceptance(providerShipmentID); err != nil {
+		return err
 	}
 	if len(trackingNumbers) != len(sh.s.Parcels) || slices.Contains(trackingNumbers, "") {
 		return fault.Unavailable(trackingCountProblem(len(trackingNumbers), len(sh.s.Parcels)))
