@@ -3,6 +3,9 @@ package apptest
 import (
 	"context"
 	"errors"
+	"fmt"
+	mathrand "math/rand/v2"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -84,7 +87,7 @@ func (e *Env) startSplit(shipmentsDSN, trackingDSN string) *Instance {
 	e.Config.InternalToken = "apptest-internal-token-0123456789abcdef"
 	// The processes write links under the proxy's address (PUBLIC_BASE_URL;
 	// they never take the Host header, ADR 0045), so it is chosen first.
-	proxyAddr := FreeAddr(e.t)
+	proxyAddr, release := reserveProxyAddr(e.t)
 	if e.Config.PublicBaseURL == "" {
 		e.Config.PublicBaseURL = "http://" + proxyAddr
 	}
@@ -107,6 +110,7 @@ func (e *Env) startSplit(shipmentsDSN, trackingDSN string) *Instance {
 		}
 		upstreams[m] = []string{u.Host}
 	}
+	release() // the moment before nginx binds it
 	proxy := StartProxyAt(e.t, upstreams, proxyAddr)
 	e.processes = processes
 	return &Instance{URL: proxy, Logs: e.Logs, env: e, stop: func() error {
@@ -116,4 +120,21 @@ func (e *Env) startSplit(shipmentsDSN, trackingDSN string) *Instance {
 		}
 		return errors.Join(errs...)
 	}}
+}
+
+// reserveProxyAddr picks the proxy's address before the processes behind it
+// start, and holds it until release, the moment before nginx binds it. The
+// port comes from below Linux's ephemeral range (32768 on), which the other
+// tests' ":0" listeners draw from, so none of them takes it in that moment.
+func reserveProxyAddr(t testing.TB) (addr string, release func()) {
+	t.Helper()
+	for range 100 {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+mathrand.IntN(12000)))
+		if err != nil {
+			continue // taken: another try
+		}
+		return ln.Addr().String(), func() { _ = ln.Close() } // the port is what matters; the close cannot lose anything
+	}
+	t.Fatal("no free port for the proxy in 100 tries")
+	return "", nil
 }
