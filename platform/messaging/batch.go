@@ -78,11 +78,25 @@ func (k EventKind) Decode(m StoredMessage) (Event, error) {
 // group, one per stream its events travel on (group itself when they travel
 // on one; group@stream else). Each subscriber transaction collects its
 // messages' events in a batch of newBatch and writes the batch right before
-// it commits, with the acknowledgement. Should that write fail, the same
-// messages are read again and each is written on its own, so the one at
+// the acknowledgement, in the same transaction. Should that write fail, the
+// same messages are read again and each is written on its own, so the one at
 // fault is retried and set aside alone (the dead-letter path) while the rest
 // go on.
 func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() Batch) error {
+	return subscribeBatches(b, group, kinds, newBatch, false)
+}
+
+// SubscribeChanges is SubscribeBatches for a handler whose writes others
+// see and act on at once: it changes aggregates and publishes their events,
+// or makes webhook deliveries (ADR 0048). Its batches are written as a read
+// model's are, and its commits wait for the disk (groupBeginner.prepare). A
+// batch that changes aggregates locks them first, all at once and in a
+// fixed order (postgres.LockForChanges), and touches each once.
+func SubscribeChanges(b *Bus, group string, kinds []EventKind, newBatch func() Batch) error {
+	return subscribeBatches(b, group, kinds, newBatch, true)
+}
+
+func subscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() Batch, durable bool) error {
 	var streams []string
 	for _, k := range kinds {
 		streams = appendNew(streams, k.stream)
@@ -97,10 +111,11 @@ func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() B
 	for _, k := range kinds {
 		key := name(k.stream)
 		by[k.stream] = append(by[k.stream], k.handler(func(ctx context.Context, e Event) error {
-			return addToBatch(ctx, key, newBatch, e)
+			return addToBatch(ctx, key, newBatch, func(b Batch) { b.Add(e) })
 		}))
 	}
 	for _, s := range streams {
+		b.durable[name(s)] = durable
 		if err := b.AddGroup(name(s), by[s]...); err != nil {
 			return fmt.Errorf("subscribing %s: %w", name(s), err)
 		}
@@ -108,16 +123,37 @@ func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() B
 	return nil
 }
 
-// addToBatch adds e to the subscriber transaction's batch under key, or
-// writes it at once when the group is going one by one.
-func addToBatch(ctx context.Context, key string, newBatch func() Batch, e Event) error {
+// CommandBatch is a Batch of commands: a module's handler of commands of
+// one type, applied a run at a time.
+type CommandBatch interface {
+	Add(c Command)
+	Write(ctx context.Context, tx *sqlx.Tx) error
+}
+
+// SubscribeCommandBatches adds the handler of commands of type T that
+// applies them a subscriber transaction's run at a time, as
+// SubscribeChanges does events; name is its consumer group on the module's
+// command stream.
+func SubscribeCommandBatches[T any, PT interface {
+	*T
+	Command
+}](b *Bus, name string, newBatch func() CommandBatch) error {
+	b.durable[name] = true
+	return OnCommand(b, name, func(ctx context.Context, c PT) error {
+		return addToBatch(ctx, name, newBatch, func(b CommandBatch) { b.Add(c) })
+	})
+}
+
+// addToBatch adds a message to the subscriber transaction's batch under
+// key, or writes it at once when the group is going one by one.
+func addToBatch[B atCommit](ctx context.Context, key string, newBatch func() B, add func(B)) error {
 	wtx, ok := subscriberTxFrom(ctx)
 	if !ok {
 		return errors.New("messaging: no subscriber transaction in context")
 	}
 	stx, ok := wtx.(*subscriberTx)
 	if ok && !stx.state.oneByOne.Load() {
-		stx.batch(key, func() atCommit { return newBatch() }).(Batch).Add(e)
+		add(stx.batch(key, func() atCommit { return newBatch() }).(B))
 		return nil
 	}
 	tx, err := Tx(ctx)
@@ -125,6 +161,6 @@ func addToBatch(ctx context.Context, key string, newBatch func() Batch, e Event)
 		return err
 	}
 	one := newBatch()
-	one.Add(e)
+	add(one)
 	return one.Write(ctx, tx)
 }

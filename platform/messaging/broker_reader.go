@@ -58,7 +58,7 @@ func (b *Bus) brokerReader(consumerGroup, stream string) *brokerReader {
 	return &brokerReader{
 		broker: b.config.Broker, group: consumerGroup, stream: stream,
 		begin: groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), key: "consumer:broker/" + consumerGroup, slots: b.slots,
-			state: &groupState{flushTimeout: b.config.AckDeadline}},
+			state: b.groupState(consumerGroup)},
 		deadline: b.config.AckDeadline, poll: b.config.PollInterval, logger: b.logger,
 		closing: make(chan struct{}),
 	}

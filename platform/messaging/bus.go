@@ -105,7 +105,8 @@ type Bus struct {
 	router  *message.Router
 	events  *cqrs.EventGroupProcessor
 	command *cqrs.CommandProcessor
-	groups  []groupOfBus // every consumer group, with its stream
+	groups  []groupOfBus    // every consumer group, with its stream
+	durable map[string]bool // the consumer groups whose commits wait for the disk
 }
 
 // groupOfBus is a consumer group of the bus and the stream it reads.
@@ -140,7 +141,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.Metrics != nil {
 		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
 	}
-	b := &Bus{db: db.DB, config: config, logger: wlog, log: logger, router: router, slots: slots}
+	b := &Bus{db: db.DB, config: config, logger: wlog, log: logger, router: router, slots: slots, durable: map[string]bool{}}
 	b.events, err = cqrs.NewEventGroupProcessorWithConfig(router, cqrs.EventGroupProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.EventGroupProcessorGenerateSubscribeTopicParams) (string, error) {
 			return groupStream(p.EventGroupName, p.EventGroupHandlers)
@@ -209,17 +210,22 @@ func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, erro
 	if b.config.Broker != nil {
 		return b.brokerReader(consumerGroup, stream), nil
 	}
-	return streamSubscriber(b.db, b.config, b.slots, b.logger, consumerGroup, stream)
+	return streamSubscriber(b.db, b.config, b.slots, b.logger, b.groupState(consumerGroup), consumerGroup, stream)
+}
+
+// groupState is what a consumer group's transactions share.
+func (b *Bus) groupState(consumerGroup string) *groupState {
+	return &groupState{flushTimeout: b.config.AckDeadline, durable: b.durable[consumerGroup], log: b.log}
 }
 
 // streamSubscriber reads stream in order for consumerGroup, one instance's
 // subscriber at a time (the group's advisory lock), at most len(slots)
 // subscriber transactions of the instance open at once (nil: no bound).
-func streamSubscriber(db *sql.DB, config BusConfig, slots chan struct{}, logger watermill.LoggerAdapter, consumerGroup, stream string) (message.Subscriber, error) {
+func streamSubscriber(db *sql.DB, config BusConfig, slots chan struct{}, logger watermill.LoggerAdapter, state *groupState, consumerGroup, stream string) (message.Subscriber, error) {
 	deadline := config.AckDeadline
 	done := make(chan struct{})
 	beginner := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db), key: "consumer:" + stream + "/" + consumerGroup, slots: slots,
-		state: &groupState{flushTimeout: deadline}}
+		state: state}
 	sub, err := watermillsql.NewSubscriber(beginner, watermillsql.SubscriberConfig{
 		ConsumerGroup:  consumerGroup,
 		ResendInterval: 100 * time.Millisecond,

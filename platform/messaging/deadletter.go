@@ -48,6 +48,7 @@ func setAsideDeadLetters(h message.HandlerFunc) message.HandlerFunc {
 		if !ok {
 			return nil, err
 		}
+		tx = raw(tx)
 		metadata, mErr := json.Marshal(msg.Metadata)
 		if mErr != nil {
 			return nil, errors.Join(err, mErr)

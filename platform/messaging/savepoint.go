@@ -38,6 +38,7 @@ func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
 		if !ok {
 			return h(msg)
 		}
+		tx = raw(tx)
 		a := &attempt{tx: tx}
 		ctx := msg.Context()
 		// The handler runs inside the subscriber's transaction: no outbound

@@ -43,6 +43,10 @@ type groupState struct {
 	oneByOne atomic.Bool
 	// flushTimeout bounds the writes at a commit.
 	flushTimeout time.Duration
+	// durable groups change aggregates or make deliveries: their commits
+	// wait for the disk (see prepare).
+	durable bool
+	log     *slog.Logger
 }
 
 func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (watermillsql.Tx, error) {
@@ -72,11 +76,14 @@ func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (waterm
 	return &subscriberTx{StdSQLTx: std, release: release, state: b.state}, nil
 }
 
-// prepare readies a subscriber transaction. The commit does not wait for
-// its WAL to reach the disk: what a subscriber writes (read-model rows, the
-// acknowledgement) follows from events that are durable already, and a
-// crash loses a whole recent transaction or none of it, so the lost batch
-// is read and written again. Waiting for the flush held the transaction's
+// prepare readies a subscriber transaction. The commit of a group that
+// writes read models does not wait for its WAL to reach the disk: what it
+// writes (read-model rows, the acknowledgement) follows from events that are
+// durable already, and a crash loses a whole recent transaction or none of
+// it, so the lost batch is read and written again. A durable group's does
+// wait: its writes (aggregates, their events, deliveries) are seen by
+// others at once, and applied again after a crash they would be seen twice
+// (a new tracking parcel's id, an event forwarded to the broker). Waiting for the flush held the transaction's
 // id, and so every reader's horizon, for the time of an fsync on every
 // batch. Another instance's subscriber of the same group waits on the lock,
 // as it waited for the offsets row before.
@@ -85,8 +92,10 @@ func (b groupBeginner) prepare(ctx context.Context, tx watermillsql.Tx) error {
 	if !ok {
 		return fmt.Errorf("messaging: unexpected transaction type %T", tx)
 	}
-	if _, err := std.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-		return err
+	if !b.state.durable {
+		if _, err := std.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+			return err
+		}
 	}
 	if err := postgres.Lock(ctx, std.Tx, b.key); err != nil {
 		return fmt.Errorf("locking consumer group %s: %w", b.key, err)
@@ -133,19 +142,41 @@ func (t *subscriberTx) batch(key string, newBatch func() atCommit) atCommit {
 	return b
 }
 
+// ExecContext is how Watermill writes a batch's acknowledgement, and the
+// broker reader its position: the pending batches are written first. So a
+// batch's writes are the transaction's first, and the locks a handler that
+// changes aggregates takes before them (postgres.LockForChanges) come before
+// the transaction has an id, as they must for its events to keep their
+// aggregates' order. The handlers' own statements (savepoints, dead
+// letters, Tx) go to the transaction underneath (raw), never through here.
+func (t *subscriberTx) ExecContext(ctx context.Context, query string, args ...any) (watermillsql.Result, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	return t.StdSQLTx.ExecContext(ctx, query, args...)
+}
+
 func (t *subscriberTx) Commit() error {
 	defer t.free()
-	if err := t.writePending(); err != nil {
-		// Nothing of the batch commits, its acknowledgement included: it is
-		// read again, a message at a time.
-		t.state.oneByOne.Store(true)
-		slog.Warn("a batch of events could not be written at once; its messages are applied one by one", "err", err)
+	if err := t.flush(); err != nil {
 		return errors.Join(err, t.StdSQLTx.Rollback())
 	}
 	if err := t.StdSQLTx.Commit(); err != nil {
 		return err
 	}
 	t.state.oneByOne.Store(false)
+	return nil
+}
+
+// flush writes the pending batches. When they cannot be written nothing of
+// the transaction may commit, its acknowledgement included: the messages
+// are read again and applied a message at a time.
+func (t *subscriberTx) flush() error {
+	if err := t.writePending(); err != nil {
+		t.state.oneByOne.Store(true)
+		t.state.logger().Warn("a batch of messages could not be written at once; they are applied one by one", "err", err)
+		return err
+	}
 	return nil
 }
 
@@ -191,6 +222,16 @@ func (a unlockedOffsets) NextOffsetQuery(params watermillsql.NextOffsetQueryPara
 	}, nil
 }
 
+// raw is what a handler's own statements on a subscriber's transaction go
+// through: the transaction underneath, which writes no pending batch first
+// (see subscriberTx.ExecContext).
+func raw(tx watermillsql.Tx) watermillsql.Tx {
+	if t, ok := tx.(*subscriberTx); ok {
+		return t.StdSQLTx
+	}
+	return tx
+}
+
 // stdTx returns the standard library transaction under a subscriber's
 // transaction.
 func stdTx(tx watermillsql.Tx) (*sql.Tx, bool) {
@@ -201,4 +242,11 @@ func stdTx(tx watermillsql.Tx) (*sql.Tx, bool) {
 		return t.StdSQLTx.Tx, true
 	}
 	return nil, false
+}
+
+func (s *groupState) logger() *slog.Logger {
+	if s.log == nil {
+		return slog.Default()
+	}
+	return s.log
 }

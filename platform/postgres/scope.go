@@ -38,6 +38,7 @@ type Scope struct {
 	finished bool
 	n        int         // savepoints so far, to name the next
 	open     atomic.Bool // tx begun and not finished; asked by txguard, maybe from another goroutine
+	borrowed bool        // tx is someone else's to finish (Within)
 }
 
 type scopeKey struct{}
@@ -98,6 +99,9 @@ func (s *Scope) run(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error)
 // yet) and commits everything. When last or the commit fails, nothing of the
 // scope is kept.
 func (s *Scope) Commit(ctx context.Context, last func(tx *sqlx.Tx) error) error {
+	if s.borrowed {
+		return errors.New("postgres: a borrowed transaction is finished by its owner")
+	}
 	if s.finished {
 		return errors.New("postgres: transaction scope already finished")
 	}
@@ -120,7 +124,7 @@ func (s *Scope) Commit(ctx context.Context, last func(tx *sqlx.Tx) error) error 
 // Rollback discards everything the scope's transaction holds. It is safe to
 // call after Commit (it does nothing then).
 func (s *Scope) Rollback() {
-	if s.finished {
+	if s.finished || s.borrowed {
 		return
 	}
 	s.finished = true
@@ -143,4 +147,16 @@ func Reader(ctx context.Context, db *sqlx.DB) sqlx.QueryerContext {
 		return s.tx
 	}
 	return db
+}
+
+// Within returns a context whose InTx calls on db run in tx, a transaction
+// someone else began and finishes: a consumer group's transaction, whose
+// batch of messages a module's use case applies in one go, committed with
+// the messages' acknowledgement. Each InTx runs under a savepoint, as in a
+// scope; Reader reads through tx.
+func Within(ctx context.Context, db *sqlx.DB, tx *sqlx.Tx) context.Context {
+	s := &Scope{db: db, ctx: ctx, tx: tx, borrowed: true}
+	s.open.Store(true)
+	ctx = txguard.Hold(ctx, "a transaction the caller's caller finishes (a consumer group's batch)", s.open.Load)
+	return context.WithValue(ctx, scopeKey{}, s)
 }

@@ -54,3 +54,33 @@ func TestScopeWithoutWritesIsNeverOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Within, every InTx on the database runs in the transaction given, which
+// its owner alone finishes: rolled back, nothing of theirs stands.
+func TestWithinRunsInTheOwnersTransaction(t *testing.T) {
+	db := openDB(t)
+	tx, err := db.BeginTxx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := postgres.Within(t.Context(), db, tx)
+	if got := txguard.Open(ctx); got == "" {
+		t.Error("within a transaction: txguard sees none open")
+	}
+	if err := postgres.InTx(ctx, db, func(tx *sqlx.Tx) error { return insert(tx, 7) }); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := sqlx.GetContext(ctx, postgres.Reader(ctx, db), &n, `SELECT count(*) FROM public.scratch WHERE n = 7`); err != nil || n != 1 {
+		t.Errorf("read through the transaction: %d rows (%v), want its own write", n, err)
+	}
+	if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM public.scratch WHERE n = 7`); err != nil || n != 0 {
+		t.Errorf("read from outside before the owner finished: %d rows (%v), want none", n, err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.GetContext(t.Context(), &n, `SELECT count(*) FROM public.scratch WHERE n = 7`); err != nil || n != 0 {
+		t.Errorf("after the owner's rollback: %d rows (%v), want none", n, err)
+	}
+}
