@@ -9,6 +9,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/postgres"
 )
 
 // Batch is a read model's writes for a run of events. Add takes the run's
@@ -162,5 +164,8 @@ func addToBatch[B atCommit](ctx context.Context, key string, newBatch func() B, 
 	}
 	one := newBatch()
 	add(one)
+	if ok {
+		ctx = postgres.Within(ctx, stx.state.db, tx)
+	}
 	return one.Write(ctx, tx)
 }

@@ -97,6 +97,7 @@ func (c BusConfig) Validate() error {
 // its handler of that event type (Watermill's event group processor);
 // each command handler reads its module's command stream.
 type Bus struct {
+	sqlx    *sqlx.DB // the module database, whose InTx a batch's writes join
 	db      *sql.DB
 	slots   chan struct{} // open subscriber transactions; nil: unbounded
 	config  BusConfig
@@ -141,7 +142,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 	if config.Metrics != nil {
 		wmetrics.NewPrometheusMetricsBuilder(config.Metrics, "shipd", "events").AddPrometheusRouterMetrics(router)
 	}
-	b := &Bus{db: db.DB, config: config, logger: wlog, log: logger, router: router, slots: slots, durable: map[string]bool{}}
+	b := &Bus{sqlx: db, db: db.DB, config: config, logger: wlog, log: logger, router: router, slots: slots, durable: map[string]bool{}}
 	b.events, err = cqrs.NewEventGroupProcessorWithConfig(router, cqrs.EventGroupProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.EventGroupProcessorGenerateSubscribeTopicParams) (string, error) {
 			return groupStream(p.EventGroupName, p.EventGroupHandlers)
@@ -215,7 +216,7 @@ func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, erro
 
 // groupState is what a consumer group's transactions share.
 func (b *Bus) groupState(consumerGroup string) *groupState {
-	return &groupState{flushTimeout: b.config.AckDeadline, durable: b.durable[consumerGroup], log: b.log}
+	return &groupState{flushTimeout: b.config.AckDeadline, durable: b.durable[consumerGroup], log: b.log, db: b.sqlx}
 }
 
 // streamSubscriber reads stream in order for consumerGroup, one instance's

@@ -18,6 +18,7 @@ import (
 // numbers in one statement.
 type firstWriteBatch struct {
 	seen *txFacts
+	db   *sqlx.DB
 	ns   []int
 }
 
@@ -25,6 +26,7 @@ type txFacts struct {
 	mu          sync.Mutex
 	hadID       []bool
 	synchronous []string
+	apart       int // writes whose InTx ran on a connection of its own
 }
 
 func (b *firstWriteBatch) Add(e messaging.Event)     { b.ns = append(b.ns, e.(*testEvent).N) }
@@ -40,8 +42,24 @@ func (b *firstWriteBatch) Write(ctx context.Context, tx *sqlx.Tx) error {
 	b.seen.hadID = append(b.seen.hadID, id.Valid)
 	b.seen.synchronous = append(b.seen.synchronous, sync)
 	b.seen.mu.Unlock()
-	_, err := tx.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) SELECT 'test.changes', unnest($1::int[])`, pq.Array(b.ns))
-	return err
+	// A module's repository writes through InTx on its database: it joins
+	// the group's transaction.
+	var mine, theirs int
+	if err := tx.GetContext(ctx, &mine, `SELECT pg_backend_pid()`); err != nil {
+		return err
+	}
+	return postgres.InTx(ctx, b.db, func(in *sqlx.Tx) error {
+		if err := in.GetContext(ctx, &theirs, `SELECT pg_backend_pid()`); err != nil {
+			return err
+		}
+		if theirs != mine {
+			b.seen.mu.Lock()
+			b.seen.apart++
+			b.seen.mu.Unlock()
+		}
+		_, err := in.ExecContext(ctx, `INSERT INTO public.scratch (handler, n) SELECT 'test.changes', unnest($1::int[])`, pq.Array(b.ns))
+		return err
+	})
 }
 
 type commandBatch struct{ *firstWriteBatch }
@@ -57,11 +75,11 @@ func TestChangesAreTheirTransactionsFirstWriteAndDurable(t *testing.T) {
 	onBothBackbones(t, func(t *testing.T, e *env) {
 		changes, readModel := &txFacts{}, &txFacts{}
 		if err := messaging.SubscribeChanges(e.bus, "test.changes", []messaging.EventKind{messaging.Takes[testEvent]()},
-			func() messaging.Batch { return &firstWriteBatch{seen: changes} }); err != nil {
+			func() messaging.Batch { return &firstWriteBatch{seen: changes, db: e.db} }); err != nil {
 			t.Fatal(err)
 		}
 		if err := messaging.SubscribeBatches(e.bus, "test.read_model", []messaging.EventKind{messaging.Takes[testEvent]()},
-			func() messaging.Batch { return &firstWriteBatch{seen: readModel} }); err != nil {
+			func() messaging.Batch { return &firstWriteBatch{seen: readModel, db: e.db} }); err != nil {
 			t.Fatal(err)
 		}
 		// The test cluster does not wait for the disk; a database that
@@ -84,6 +102,9 @@ func TestChangesAreTheirTransactionsFirstWriteAndDurable(t *testing.T) {
 				}
 			}
 			sync := append([]string(nil), f.synchronous...)
+			if f.apart > 0 {
+				t.Errorf("%s: %d writes ran in a transaction of their own, not the group's", name, f.apart)
+			}
 			f.mu.Unlock()
 			want := "on"
 			if name == "read model" {
@@ -103,7 +124,7 @@ func TestCommandsAreAppliedInBatches(t *testing.T) {
 	onBothBackbones(t, func(t *testing.T, e *env) {
 		facts := &txFacts{}
 		if err := messaging.SubscribeCommandBatches[testCommand](e.bus, "test.do_batched",
-			func() messaging.CommandBatch { return commandBatch{&firstWriteBatch{seen: facts}} }); err != nil {
+			func() messaging.CommandBatch { return commandBatch{&firstWriteBatch{seen: facts, db: e.db}} }); err != nil {
 			t.Fatal(err)
 		}
 		ctx := t.Context()

@@ -60,7 +60,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	// message is read again from the outbox: never a dead letter.
 	router.AddMiddleware(middleware.Retry{MaxRetries: 3, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware)
 	for _, s := range f.streams {
-		sub, err := streamSubscriber(f.db.DB, f.config, nil, wlog, &groupState{flushTimeout: f.config.AckDeadline, log: f.logger}, forwarderGroup, s)
+		sub, err := streamSubscriber(f.db.DB, f.config, nil, wlog, &groupState{flushTimeout: f.config.AckDeadline, log: f.logger, db: f.db}, forwarderGroup, s)
 		if err != nil {
 			return err
 		}

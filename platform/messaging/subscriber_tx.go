@@ -47,6 +47,9 @@ type groupState struct {
 	// wait for the disk (see prepare).
 	durable bool
 	log     *slog.Logger
+	// db is the database the group's transactions are on, the module's:
+	// a batch's writes run Within their transaction (see writePending).
+	db *sqlx.DB
 }
 
 func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (watermillsql.Tx, error) {
@@ -193,6 +196,10 @@ func (t *subscriberTx) writePending() error {
 	ctx, cancel := context.WithTimeout(context.Background(), t.state.flushTimeout)
 	defer cancel()
 	tx := borrowed(t.StdSQLTx.Tx)
+	// A module's use case applying the batch writes through its
+	// repositories, whose InTx on the module's database joins this
+	// transaction.
+	ctx = postgres.Within(ctx, t.state.db, tx)
 	for _, p := range pending {
 		if err := p.batch.Write(ctx, tx); err != nil {
 			return fmt.Errorf("writing %s: %w", p.key, err)
