@@ -102,14 +102,14 @@ func (h BookShipmentHandler) Handle(ctx context.Context, cmd BookShipment) error
 		if err := failpoint.Hit(failpoint.AfterCarrierAnswer); err != nil {
 			return err
 		}
-		if sh, err = h.recordAcceptance(ctx, shipmentID, created); err != nil {
+		if sh, err = h.recordAcceptance(ctx, shipmentID, created, h.labelInHand(st, created)); err != nil {
 			return err // the next attempt resumes from the booking's handle, where the adapter recorded one
-		}
-		if !sh.AwaitsCarrier() {
-			return nil
 		}
 		if err := failpoint.Hit(failpoint.AfterCarrierAccepted); err != nil {
 			return err
+		}
+		if !sh.AwaitsCarrier() {
+			return nil // the label came with the answer and was recorded with it
 		}
 		labels = created.Labels
 	}
@@ -167,8 +167,11 @@ func (h BookShipmentHandler) bookingFailed(ctx context.Context, sh *domain.Shipm
 
 // recordAcceptance keeps the carrier's answer (its id, price and tracking
 // numbers) in a short transaction of its own: from here on the carrier holds
-// the shipment and no attempt books it again.
-func (h BookShipmentHandler) recordAcceptance(ctx context.Context, id string, created carrier.CreatedShipment) (*domain.Shipment, error) {
+// the shipment and no attempt books it again. When the answer brought every
+// label and number and they merged (inHand), the label is recorded in the
+// same transaction and the booking ends there: one commit, not two.
+func (h BookShipmentHandler) recordAcceptance(ctx context.Context, id string, created carrier.CreatedShipment, inHand *domain.Label) (*domain.Shipment, error) {
+	now := h.clock.Now()
 	return h.repo.Update(ctx, id, func(sh *domain.Shipment) ([]domain.Event, error) {
 		if !sh.AwaitsCarrier() || sh.HeldByCarrier() {
 			return nil, nil
@@ -176,9 +179,32 @@ func (h BookShipmentHandler) recordAcceptance(ctx context.Context, id string, cr
 		if err := sh.CarrierAccepted(created.ProviderShipmentID, created.TrackingNumbers, created.Price); err != nil {
 			return nil, err
 		}
+		if inHand != nil && sh.TrackingNumbersComplete() {
+			before := sh.Status()
+			if err := sh.LabelReady(*inHand, now); err != nil {
+				return nil, err
+			}
+			return labelEvents(sh, before, now), nil
+		}
 		sh.KeepLabelParts(domain.LabelParts{Format: sh.Stored().LabelFormat, Parts: labelData(created.Labels)})
 		return nil, nil
 	})
+}
+
+// labelInHand merges the labels of the carrier's answer when it brought
+// one per parcel: work in memory, done before the acceptance is recorded
+// so both commit together. nil when they are not all there or do not
+// merge: the label step then takes them from the kept parts, as after any
+// acceptance.
+func (h BookShipmentHandler) labelInHand(st domain.Stored, created carrier.CreatedShipment) *domain.Label {
+	if len(created.Labels) != len(st.Parcels) || len(created.TrackingNumbers) != len(st.Parcels) {
+		return nil
+	}
+	data, err := h.labels.Merge(st.LabelFormat, labelData(created.Labels))
+	if err != nil {
+		return nil
+	}
+	return &domain.Label{Format: st.LabelFormat, MIMEType: h.labels.MIMEType(st.LabelFormat), Data: data}
 }
 
 func labelData(labels []carrier.Label) [][]byte {
