@@ -78,11 +78,17 @@ func load(ctx context.Context, q sqlx.QueryerContext, id, lock string) (*domain.
 	if err != nil {
 		return nil, rw, fmt.Errorf("loading shipment: %w", err)
 	}
+	sh, err := restore(id, rw.State)
+	return sh, rw, err
+}
+
+// restore reads a shipment back from its stored state.
+func restore(id string, state []byte) (*domain.Shipment, error) {
 	var st domain.Stored
-	if err := json.Unmarshal(rw.State, &st); err != nil {
-		return nil, rw, fmt.Errorf("shipment %s state: %w", id, err)
+	if err := json.Unmarshal(state, &st); err != nil {
+		return nil, fmt.Errorf("shipment %s state: %w", id, err)
 	}
-	return domain.Restore(st), rw, nil
+	return domain.Restore(st), nil
 }
 
 // Update changes one shipment under a row lock and saves it when fn named

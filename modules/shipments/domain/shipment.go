@@ -164,6 +164,13 @@ func (sh *Shipment) Stored() Stored {
 // ID returns the shipment's id.
 func (sh *Shipment) ID() string { return sh.s.ID }
 
+// HoldsMoreThanItsRecord reports whether a change left something for the
+// repository to store beside the shipment's record: a label Booked
+// recorded, a change of the kept label parts, or a tracking request.
+func (sh *Shipment) HoldsMoreThanItsRecord() bool {
+	return sh.newLabel != nil || sh.partsChange != nil || sh.tracking != nil
+}
+
 // Status returns the shipment's status.
 func (sh *Shipment) Status() Status { return sh.s.Status }
 

@@ -5,8 +5,8 @@
 // it: not found as fault.NotFound, Update applying fn as one change,
 // nothing saved when fn fails, a change without an event saved only when
 // it changed what is stored, the tracking a shipment asks for sent with the
-// change); what only SQL can do (row locks, the outbox, booking leases) is
-// not modelled.
+// change, UpdateAll as Update one change after another); what only SQL can
+// do (row locks, the outbox, booking leases) is not modelled.
 package memory
 
 import (
@@ -46,8 +46,10 @@ func NewRepository() *Repository {
 var _ domain.Repository = (*Repository)(nil)
 
 // Interfere makes the repository fail as a database might: before each
-// call f is asked with the operation ("Add", "Get", "Update", "Delete" or "Label") and the shipment's id; an error it returns is
-// the call's answer and nothing changes. nil stops interfering.
+// call f is asked with the operation ("Add", "Get", "Update", "UpdateAll",
+// "Delete" or "Label") and the shipment's id (UpdateAll's first in id
+// order); an error it returns is the call's answer and nothing changes. nil
+// stops interfering.
 func (r *Repository) Interfere(f func(op, id string) error) { r.book.Interfere(f) }
 
 // Published returns every event published so far, in order.
@@ -127,6 +129,54 @@ func (r *Repository) Update(_ context.Context, id string, fn func(sh *domain.Shi
 		r.send(sh)
 		return nil
 	})
+}
+
+// UpdateAll applies changes in their order as PostgreSQL does: each
+// shipment found is changed in turn and saved once, when a change named
+// events or changed what is stored, the events published in the order the
+// changes named them; shipments not found are skipped, and one left
+// holding more than its record fails the call with nothing saved.
+func (r *Repository) UpdateAll(_ context.Context, changes []domain.Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	ids := domain.ChangedIDs(changes)
+	r.book.Lock()
+	defer r.book.Unlock()
+	if err := r.book.Interfered("UpdateAll", ids...); err != nil {
+		return err
+	}
+	found := map[string]*domain.Shipment{}
+	for _, id := range ids {
+		if _, ok := r.rows[id]; ok {
+			sh, err := r.load(id)
+			if err != nil {
+				return err
+			}
+			found[id] = sh
+		}
+	}
+	events, named := domain.ApplyInTurn(changes, found)
+	// Every shipment is judged before any is stored: the call saves all
+	// or nothing, as a transaction does.
+	changed := map[string][]byte{}
+	for id, sh := range found {
+		if sh.HoldsMoreThanItsRecord() {
+			return fmt.Errorf("shipment %s: a label or a tracking request is saved by Update, not UpdateAll", id)
+		}
+		state, err := json.Marshal(sh.Stored())
+		if err != nil {
+			return err
+		}
+		if named[id] || !bytes.Equal(state, r.rows[id].state) {
+			changed[id] = state
+		}
+	}
+	for id, state := range changed {
+		r.rows[id] = row{state: state, seq: r.rows[id].seq}
+	}
+	r.book.Publish(events...)
+	return nil
 }
 
 // Delete lets fn veto, then deletes the shipment and its label.

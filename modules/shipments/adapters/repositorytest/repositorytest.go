@@ -35,7 +35,7 @@ var t0 = time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 
 // Shipment is a pending shipment of acc_1 with two parcels, as the create
 // use case makes it; tracking as asked.
-func Shipment(t *testing.T, enableTracking bool) *domain.Shipment {
+func Shipment(t testing.TB, enableTracking bool) *domain.Shipment {
 	t.Helper()
 	sender := &domain.Contact{FirstName: "Petr", LastName: "Malý", EmailAddress: "p@example.com", PhoneNumber: "+420111222333"}
 	recipient := &domain.Contact{CompanyName: "Acme s.r.o.", FirstName: "Jana", LastName: "Nová", EmailAddress: "j@example.com", PhoneNumber: "+420123456789"}
@@ -100,6 +100,9 @@ func Run(t *testing.T, newSubject func(t *testing.T) Subject) {
 		{Name: "DeleteRemovesAndVetoKeeps", Test: deleteRemovesAndVetoKeeps},
 		{Name: "ConcurrentUpdatesAreSerial", Test: concurrentUpdatesAreSerial},
 		{Name: "LabelPartsAreKeptUntilTheLabel", Test: labelPartsAreKeptUntilTheLabel},
+		{Name: "UpdateAllAppliesInTurnAndSkipsTheGone", Test: updateAllAppliesInTurnAndSkipsTheGone},
+		{Name: "UpdateAllRefusesALabelAndSavesNothing", Test: updateAllRefusesALabelAndSavesNothing},
+		{Name: "ConcurrentUpdateAllsAreSerial", Test: concurrentUpdateAllsAreSerial},
 	})
 }
 

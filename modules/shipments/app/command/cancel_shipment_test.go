@@ -124,8 +124,8 @@ func TestCancelDoesNotOverwriteAMoveMadeMeanwhile(t *testing.T) {
 	f := newFixture()
 	f.booked(t, "sh_1", 1)
 	f.carrier.onCancel = func(ctx context.Context, _ carrier.ShipmentRef) error {
-		return f.track.Handle(ctx, command.RecordTrackingProgress{ShipmentID: "sh_1",
-			Parcel: domain.TrackedParcel{ID: "tp_1", TrackingNumber: "TN1", Status: carrier.StatusInTransit, Version: 2}})
+		return f.track.Handle(ctx, command.RecordTrackingProgress{News: []command.TrackingNews{{ShipmentID: "sh_1",
+			Parcel: domain.TrackedParcel{ID: "tp_1", TrackingNumber: "TN1", Status: carrier.StatusInTransit, Version: 2}}}})
 	}
 	err := f.cancel.Handle(t.Context(), command.CancelShipment{AccountID: account, ID: "sh_1"})
 	faulttest.WantFields(t, err, map[string]string{"status": "this one is shipped"})
