@@ -62,8 +62,8 @@ func TestApplicationFollowsASandboxJourney(t *testing.T) {
 	}
 
 	// A shipment's parcels are tracked too, until their channel is deleted.
-	err = a.Commands.TrackShipmentParcels.Handle(ctx, command.TrackShipmentParcels{AccountID: "acc_1", ShipmentID: "sh_1",
-		ChannelID: "ch_1", Provider: sandbox.Code, TrackingNumbers: []string{sandbox.S10("SB", "00000002", "CZ")}})
+	err = a.Commands.TrackShipmentParcels.Handle(ctx, command.TrackShipmentParcels{Shipments: []command.ShipmentParcels{{AccountID: "acc_1",
+		ShipmentID: "sh_1", ChannelID: "ch_1", Provider: sandbox.Code, TrackingNumbers: []string{sandbox.S10("SB", "00000002", "CZ")}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,20 @@ type Event interface {
 }
 
 // Repository keeps tracking parcels. Each method is one short transaction
-// (or the message handler's, when called from one) that also publishes the
-// given events (transactional outbox).
+// (or part of the one its context holds: a request's, or a consumer
+// group's whose run of messages it writes) that also publishes the given
+// events (transactional outbox).
 type Repository interface {
 	// Add inserts the parcel; a number the account already tracks through
 	// the channel is a validation fault on tracking_number.
 	Add(ctx context.Context, p *Parcel, events ...Event) error
+	// AddAll inserts a run of parcels in one transaction, each with the
+	// events of its making, published in the order given. A parcel whose
+	// number the account already tracks through the channel, or an earlier
+	// parcel of the run names, is not inserted and its events are not
+	// published: AddAll returns those, in order. A run that cannot be
+	// inserted whole is not inserted at all.
+	AddAll(ctx context.Context, additions []Addition) ([]*Parcel, error)
 	// Get loads one parcel with its status updates.
 	Get(ctx context.Context, id string) (*Parcel, error)
 	// GetStored loads one parcel's state without its status updates (what a
@@ -35,6 +43,13 @@ type Repository interface {
 	UpdateAll(ctx context.Context, changes []Change) error
 	// Delete loads the parcel locked, lets fn veto, and deletes it.
 	Delete(ctx context.Context, id string, fn func(p *Parcel) ([]Event, error)) error
+}
+
+// Addition is one new parcel of Repository.AddAll and the events of its
+// making.
+type Addition struct {
+	Parcel *Parcel
+	Events []Event
 }
 
 // Change is one parcel's change in Repository.UpdateAll. Apply does no I/O

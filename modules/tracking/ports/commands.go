@@ -7,7 +7,6 @@ import (
 	"shipd/modules/tracking/app"
 	"shipd/modules/tracking/app/command"
 	"shipd/modules/tracking/contract"
-	"shipd/modules/tracking/domain"
 	"shipd/platform/messaging"
 )
 
@@ -23,19 +22,19 @@ func NewCommandHandlers(application app.Application) CommandHandlers {
 	return CommandHandlers{app: application}
 }
 
-// Register subscribes the handlers to the module's command stream.
+// Register subscribes the handlers to the module's command stream. A
+// shipment's parcels are tracked a subscriber transaction's run of commands
+// at a time, written in that transaction (shipmentParcelsBatch): at the
+// rate shipments are booked, a transaction and a durable commit per command
+// fell minutes behind. A deleted channel's parcels are stopped a command
+// at a time, each parcel in a short transaction of its own (ADR 0019):
+// channels are deleted seldom. The names are the consumer groups' in the
+// offsets tables: renamed, a group would start over from the stream's start.
 func (h CommandHandlers) Register(bus *messaging.Bus) error {
 	return errors.Join(
-		messaging.OnCommand(bus, "tracking.track_shipment_parcels", h.trackShipmentParcels),
+		messaging.SubscribeCommandBatches[contract.TrackShipmentParcels](bus, "tracking.track_shipment_parcels", h.newShipmentParcelsBatch),
 		messaging.OnCommand(bus, "tracking.stop_tracking_channel", h.stopTrackingChannel),
 	)
-}
-
-func (h CommandHandlers) trackShipmentParcels(ctx context.Context, c *contract.TrackShipmentParcels) error {
-	return h.app.Commands.TrackShipmentParcels.Handle(ctx, command.TrackShipmentParcels{
-		AccountID: c.AccountID, ShipmentID: c.ShipmentID, ChannelID: c.ChannelID, Provider: c.Provider,
-		TrackingNumbers: c.TrackingNumbers, CashOnDelivery: c.CashOnDelivery,
-		Recipient: domain.Recipient{Name: c.Recipient.Name, Email: c.Recipient.Email, Phone: c.Recipient.Phone}})
 }
 
 func (h CommandHandlers) stopTrackingChannel(ctx context.Context, c *contract.StopTrackingChannel) error {

@@ -3,9 +3,9 @@
 // layer that need no database (the channels facade is channelstest's). Each
 // keeps the contract its PostgreSQL counterpart keeps (not found as
 // fault.NotFound, a number tracked twice through a channel as a validation
-// fault, Update and UpdateAll applying their changes as one, a recorded
-// check releasing its lease); what only SQL can do (row locks, the outbox)
-// is not modelled.
+// fault (passed over by AddAll), Update, UpdateAll and AddAll applying
+// their changes as one, a recorded check releasing its lease); what only
+// SQL can do (row locks, the outbox) is not modelled.
 package memory
 
 import (
@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -50,10 +51,10 @@ func NewRepository() *Repository {
 var _ domain.Repository = (*Repository)(nil)
 
 // Interfere makes the repository fail as a database might: before each call
-// f is asked with the operation ("Add", "Get", "GetStored", "TrackedThrough",
-// "Update", "UpdateAll", "Delete") and the ids of the parcels it touches
-// (the channel's id for TrackedThrough); an error it returns is the call's
-// answer and nothing changes. nil stops interfering.
+// f is asked with the operation ("Add", "AddAll", "Get", "GetStored",
+// "TrackedThrough", "Update", "UpdateAll", "Delete") and the ids of the
+// parcels it touches (the channel's id for TrackedThrough); an error it
+// returns is the call's answer and nothing changes. nil stops interfering.
 func (r *Repository) Interfere(f func(op string, ids []string) error) { r.book.InterfereAll(f) }
 
 // Published returns every event published so far, in order.
@@ -64,21 +65,64 @@ func (r *Repository) Published() []domain.Event { return r.book.Published() }
 func (r *Repository) Add(_ context.Context, p *domain.Parcel, events ...domain.Event) error {
 	st := p.Stored()
 	return memrepo.Add(&r.book, st.ID, func() error {
-		if _, ok := r.rows[st.ID]; ok {
-			// The primary key's violation: an error, not a fault.
-			return fmt.Errorf("inserting tracking parcel: duplicate key %s", st.ID)
+		tracking, err := r.insert(st)
+		if tracking != "" {
+			return fault.Field("tracking_number", "is already tracked through this shipping channel as "+tracking)
 		}
-		if id, ok := r.numbers[numberOf(st)]; ok {
-			return fault.Field("tracking_number", "is already tracked through this shipping channel as "+id)
-		}
-		rw := &row{}
-		if err := rw.save(st); err != nil {
-			return err
-		}
-		r.rows[st.ID] = rw
-		r.numbers[numberOf(st)] = st.ID
-		return nil
+		return err
 	}, events)
+}
+
+// AddAll inserts the run's parcels in order, passing over (and returning)
+// each whose number is tracked already, an earlier one of the run's
+// included, and publishes the events of those it made; all or none.
+func (r *Repository) AddAll(_ context.Context, additions []domain.Addition) ([]*domain.Parcel, error) {
+	r.book.Lock()
+	defer r.book.Unlock()
+	ids := make([]string, len(additions))
+	for i, a := range additions {
+		ids[i] = a.Parcel.ID()
+	}
+	if err := r.book.Interfered("AddAll", ids...); err != nil {
+		return nil, err
+	}
+	rows, numbers := maps.Clone(r.rows), maps.Clone(r.numbers)
+	var kept []*domain.Parcel
+	var events []domain.Event
+	for _, a := range additions {
+		tracking, err := r.insert(a.Parcel.Stored())
+		if err != nil {
+			r.rows, r.numbers = rows, numbers // none of the run is kept
+			return nil, err
+		}
+		if tracking != "" {
+			kept = append(kept, a.Parcel)
+			continue
+		}
+		events = append(events, a.Events...)
+	}
+	r.book.Publish(events...)
+	return kept, nil
+}
+
+// insert stores a new parcel unless the account tracks its number through
+// the channel already: then it stores nothing and names the parcel that
+// does. The caller holds the lock.
+func (r *Repository) insert(st domain.Stored) (tracking string, err error) {
+	if _, ok := r.rows[st.ID]; ok {
+		// The primary key's violation: an error, not a fault.
+		return "", fmt.Errorf("inserting tracking parcel: duplicate key %s", st.ID)
+	}
+	if id, ok := r.numbers[numberOf(st)]; ok {
+		return id, nil
+	}
+	rw := &row{}
+	if err := rw.save(st); err != nil {
+		return "", err
+	}
+	r.rows[st.ID] = rw
+	r.numbers[numberOf(st)] = st.ID
+	return "", nil
 }
 
 func decode(id string, rw *row) (domain.Stored, error) {

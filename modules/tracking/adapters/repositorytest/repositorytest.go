@@ -7,6 +7,7 @@ package repositorytest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -128,6 +129,8 @@ func Run(t *testing.T, newSubject func(t *testing.T, clk clock.Clock) Subject) {
 		{Name: "MissingIsNotFound", Test: missingIsNotFound},
 		{Name: "ANumberIsTrackedOncePerChannel", Test: aNumberIsTrackedOncePerChannel},
 		{Name: "ATakenIdIsAnErrorNoFault", Test: aTakenIdIsAnErrorNoFault},
+		{Name: "AddAllMakesTheFirstOfEachNumberInOrder", Test: addAllMakesTheFirstOfEachNumberInOrder},
+		{Name: "AddAllKeepsAllOrNone", Test: addAllKeepsAllOrNone},
 		{Name: "UpdateSavesEveryCheckAndEachCarrierEventOnce", Test: updateSavesEveryCheckAndEachCarrierEventOnce},
 		{Name: "AFailedUpdateSavesNothing", Test: aFailedUpdateSavesNothing},
 		{Name: "UpdateAllAppliesInOrderAndSkipsTheGone", Test: updateAllAppliesInOrderAndSkipsTheGone},
@@ -204,6 +207,110 @@ func aTakenIdIsAnErrorNoFault(t *testing.T, s Subject) {
 	err = s.Repo.Add(t.Context(), again, contract.TrackingParcelCreated{})
 	if _, isFault := fault.As(err); err == nil || isFault {
 		t.Errorf("a taken id: %v, want an error that is no fault", err)
+	}
+	wantNames(t, s, contract.EventCreated)
+}
+
+// addition is a new parcel of the run and its created event, which names
+// the parcel (so the order they were written in shows).
+func addition(t *testing.T, account, channel, number string) domain.Addition {
+	p := parcel(t, account, channel, number)
+	return domain.Addition{Parcel: p, Events: []domain.Event{contract.TrackingParcelCreated{
+		TrackingParcelEvent: contract.TrackingParcelEvent{AccountID: account, Version: 1, TrackingParcel: contract.TrackingParcelSnapshot{ID: p.ID()}}}}}
+}
+
+// writtenParcels are the parcels named by the events written, in order.
+func writtenParcels(t *testing.T, s Subject) []string {
+	t.Helper()
+	var out []string
+	for _, m := range s.Written(t) {
+		var e struct {
+			TrackingParcel struct{ ID string } `json:"tracking_parcel"`
+		}
+		if err := json.Unmarshal(m.Payload, &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e.TrackingParcel.ID)
+	}
+	return out
+}
+
+// AddAll inserts each parcel whose number is not tracked yet, neither
+// before the run nor by an earlier parcel of it, with its events in the
+// order given; it returns the others, in order, and writes nothing of
+// theirs. Added again (a redelivered run), it makes nothing. What it made
+// is read back as stored, and is due for its first check.
+func addAllMakesTheFirstOfEachNumberInOrder(t *testing.T, s Subject) {
+	ctx := t.Context()
+	add(t, s, "acc_1", "ch_1", "TN2")
+	run := []domain.Addition{
+		addition(t, "acc_1", "ch_1", "TN3"), addition(t, "acc_1", "ch_1", "TN2"), addition(t, "acc_1", "ch_1", "TN1"),
+		addition(t, "acc_1", "ch_1", "TN3"), addition(t, "acc_1", "ch_2", "TN3"), addition(t, "acc_2", "ch_1", "TN3"),
+	}
+	kept, err := s.Repo.AddAll(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(as ...domain.Addition) []string {
+		out := make([]string, len(as))
+		for i, a := range as {
+			out[i] = a.Parcel.ID()
+		}
+		return out
+	}
+	keptIDs := make([]string, len(kept))
+	for i, p := range kept {
+		keptIDs[i] = p.ID()
+	}
+	if want := ids(run[1], run[3]); !slices.Equal(keptIDs, want) {
+		t.Errorf("passed over %v, want %v (TN2 tracked before, TN3 by the run's first)", keptIDs, want)
+	}
+	made := []domain.Addition{run[0], run[2], run[4], run[5]}
+	// The first event is the one add wrote for the parcel tracked before.
+	if got, want := writtenParcels(t, s), ids(made...); len(got) == 0 || !slices.Equal(got[1:], want) {
+		t.Errorf("events written for %v, want the one before's and then %v", got, want)
+	}
+	for _, a := range made {
+		if st := stored(t, s, a.Parcel.ID()); !sameStored(st, a.Parcel.Stored()) {
+			t.Errorf("read back\n%+v\nwant\n%+v", st, a.Parcel.Stored())
+		}
+	}
+	for _, a := range []domain.Addition{run[1], run[3]} {
+		if _, err := s.Repo.GetStored(ctx, a.Parcel.ID()); !fault.Is(err, fault.KindNotFound) {
+			t.Errorf("a parcel passed over was stored (%v)", err)
+		}
+	}
+	if n, err := s.Queue.Due(ctx); err != nil || n != 5 {
+		t.Errorf("%d parcels due (%v), want the one before and the four made", n, err)
+	}
+	again := []domain.Addition{addition(t, "acc_1", "ch_1", "TN3"), addition(t, "acc_1", "ch_1", "TN1")}
+	if kept, err := s.Repo.AddAll(ctx, again); err != nil || len(kept) != 2 {
+		t.Errorf("added again: passed over %d of 2 (%v)", len(kept), err)
+	}
+	if kept, err := s.Repo.AddAll(ctx, nil); err != nil || len(kept) != 0 {
+		t.Errorf("an empty run: %v (%v)", kept, err)
+	}
+	if got := writtenParcels(t, s); len(got) != 5 {
+		t.Errorf("%d events written, want the 5 of the first parcels alone", len(got))
+	}
+}
+
+// A run that cannot be inserted whole (a taken id: an error, no fault) is
+// inserted not at all, and none of its events are written.
+func addAllKeepsAllOrNone(t *testing.T, s Subject) {
+	ctx := t.Context()
+	taken := add(t, s, "acc_1", "ch_1", "TN1")
+	fresh := addition(t, "acc_1", "ch_1", "TN2")
+	again, err := domain.New(taken.ID(), "acc_1", "fake", domain.Request{TrackingNumber: "TN3", ChannelID: "ch_1"}, T0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Repo.AddAll(ctx, []domain.Addition{fresh, {Parcel: again, Events: []domain.Event{contract.TrackingParcelCreated{}}}})
+	if _, isFault := fault.As(err); err == nil || isFault {
+		t.Errorf("a taken id in the run: %v, want an error that is no fault", err)
+	}
+	if _, err := s.Repo.GetStored(ctx, fresh.Parcel.ID()); !fault.Is(err, fault.KindNotFound) {
+		t.Errorf("part of a failed run was kept (%v)", err)
 	}
 	wantNames(t, s, contract.EventCreated)
 }

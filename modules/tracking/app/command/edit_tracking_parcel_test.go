@@ -84,8 +84,8 @@ func TestDeleteTrackingParcelOnlyClientMade(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
 	f.tracked(t, "tp_1", "TN1")
-	if err := f.trackShipment.Handle(t.Context(), command.TrackShipmentParcels{AccountID: account, ShipmentID: "sh_1", ChannelID: "ch_1",
-		Provider: fakeCode, TrackingNumbers: []string{"TN2"}}); err != nil {
+	if err := f.trackShipment.Handle(t.Context(), command.TrackShipmentParcels{Shipments: []command.ShipmentParcels{{AccountID: account,
+		ShipmentID: "sh_1", ChannelID: "ch_1", Provider: fakeCode, TrackingNumbers: []string{"TN2"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	internal := f.lastSnapshot(t).ID

@@ -3,6 +3,7 @@ package command_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,10 +11,17 @@ import (
 	"shipd/modules/tracking/contract"
 	"shipd/modules/tracking/domain"
 	"shipd/platform/fault"
+	"shipd/platform/logtest"
 )
 
 func shipmentParcels(numbers ...string) command.TrackShipmentParcels {
-	return command.TrackShipmentParcels{AccountID: account, ShipmentID: "sh_1", ChannelID: "ch_1", Provider: fakeCode,
+	return command.TrackShipmentParcels{Shipments: []command.ShipmentParcels{shipment("sh_1", "ch_1", numbers...)}}
+}
+
+// shipment is account's request to track the parcels of shipment id, booked
+// through channel.
+func shipment(id, channel string, numbers ...string) command.ShipmentParcels {
+	return command.ShipmentParcels{AccountID: account, ShipmentID: id, ChannelID: channel, Provider: fakeCode,
 		TrackingNumbers: numbers, Recipient: domain.Recipient{Name: "Jana Nová"}, CashOnDelivery: true}
 }
 
@@ -50,16 +58,104 @@ func TestTrackShipmentParcelsOnePerParcel(t *testing.T) {
 	if got := f.events(t, 1); !slices.Equal(got, []string{"tracking_parcel.created v1 created", "tracking_parcel.created v1 created"}) {
 		t.Errorf("events %v", got)
 	}
+	if n, err := f.queue.Due(t.Context()); err != nil || n != 3 {
+		t.Errorf("%d parcels due (%v), want the client's and the two made", n, err)
+	}
 }
 
-// A failure of the store is the command's, for the message to be handled
-// again (in its transaction, nothing of it stays).
+// made describes the parcels events created, in the order published:
+// "<channel>/<number> <shipment>".
+func made(events []domain.Event) []string {
+	var out []string
+	for _, e := range events {
+		if c, ok := e.(contract.TrackingParcelCreated); ok {
+			p := c.TrackingParcel
+			shipment := "-"
+			if p.ShipmentID != nil {
+				shipment = *p.ShipmentID
+			}
+			out = append(out, p.ShippingChannelID+"/"+p.TrackingNumber+" "+shipment)
+		}
+	}
+	return out
+}
+
+// A run of requests makes what they make one after another: the first
+// request naming a number makes its parcel, a later one of the run or a
+// later run keeps it, and the events follow the requests' order.
+func TestTrackShipmentParcelsARunIsItsRequestsInOrder(t *testing.T) {
+	t.Parallel()
+	second := activeChannel()
+	second.ID = "ch_2"
+	run := []command.ShipmentParcels{
+		shipment("sh_1", "ch_1", "TN1", "TN2"),
+		shipment("sh_2", "ch_1", "TN2", "TN0", "TN3"),
+		shipment("sh_3", "ch_2", "TN1"),
+		shipment("sh_4", "ch_1", "TN3", "TN3", "TN4"),
+	}
+	together, apart := newFixture(), newFixture()
+	for _, f := range []*fixture{together, apart} {
+		f.channels.Put(second)
+		f.tracked(t, "tp_client", "TN0")
+	}
+	if err := together.trackShipment.Handle(t.Context(), command.TrackShipmentParcels{Shipments: run}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range run {
+		if err := apart.trackShipment.Handle(t.Context(), command.TrackShipmentParcels{Shipments: []command.ShipmentParcels{s}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"ch_1/TN0 -", "ch_1/TN1 sh_1", "ch_1/TN2 sh_1", "ch_1/TN3 sh_2", "ch_2/TN1 sh_3", "ch_1/TN4 sh_4"}
+	for name, f := range map[string]*fixture{"as a run": together, "one after another": apart} {
+		if got := made(f.repo.Published()); !slices.Equal(got, want) {
+			t.Errorf("%s made %v, want %v", name, got, want)
+		}
+	}
+	// Applied again, as a redelivered run is, it makes nothing.
+	if err := together.trackShipment.Handle(t.Context(), command.TrackShipmentParcels{Shipments: run}); err != nil {
+		t.Fatal(err)
+	}
+	if got := made(together.repo.Published()); !slices.Equal(got, want) {
+		t.Errorf("applied again: made %v, want nothing more than %v", got, want)
+	}
+}
+
+// The numbers tracked already are logged in one line for the run, each
+// with the shipment that named it.
+func TestTrackShipmentParcelsLogsTheTrackedInOneLine(t *testing.T) {
+	f := newFixture()
+	f.tracked(t, "tp_client", "TN1")
+	logged := logtest.Capture(t)
+	run := command.TrackShipmentParcels{Shipments: []command.ShipmentParcels{shipment("sh_1", "ch_1", "TN1", "TN2"), shipment("sh_2", "ch_1", "TN2")}}
+	if err := f.trackShipment.Handle(t.Context(), run); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "shipment parcels already tracked") ||
+		!strings.Contains(lines[0], `parcels="[sh_1/TN1 sh_2/TN2]"`) {
+		t.Errorf("logged %q, want one line naming sh_1/TN1 and sh_2/TN2", lines)
+	}
+}
+
+// A failure of the store is the command's, for its messages to be handled
+// again, and nothing of the run stays; a run of no numbers asks the store
+// nothing.
 func TestTrackShipmentParcelsFailsWithTheStore(t *testing.T) {
 	t.Parallel()
 	f := newFixture()
-	f.repo.Interfere(failOn("Add"))
-	if err := f.trackShipment.Handle(t.Context(), shipmentParcels("TN1")); !errors.Is(err, errDatabase) {
+	f.repo.Interfere(failOn("AddAll"))
+	if err := f.trackShipment.Handle(t.Context(), shipmentParcels("TN1", "TN2")); !errors.Is(err, errDatabase) {
 		t.Errorf("error %v, want the store's", err)
+	}
+	if err := f.trackShipment.Handle(t.Context(), shipmentParcels()); err != nil {
+		t.Errorf("a run of no numbers: %v", err)
+	}
+	if got := f.repo.Published(); len(got) != 0 {
+		t.Errorf("published %v", got)
+	}
+	if n, err := f.queue.Due(t.Context()); err != nil || n != 0 {
+		t.Errorf("%d parcels stored (%v)", n, err)
 	}
 }
 
