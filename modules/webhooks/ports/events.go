@@ -74,8 +74,8 @@ func fanOut[T any, PT interface {
 	eventType := PT(new(T)).EventType()
 	return messaging.On(func(ctx context.Context, e PT) error {
 		p := render(e)
-		return h.app.Commands.FanOutEvent.Handle(ctx, command.FanOutEvent{
-			ID: messaging.MessageID(ctx), Type: eventType, AccountID: p.accountID, CreatedAt: p.at, Data: p.data})
+		return h.app.Commands.FanOutEvents.Handle(ctx, command.FanOutEvents{Events: []command.PublicEvent{{
+			ID: messaging.MessageID(ctx), Type: eventType, AccountID: p.accountID, CreatedAt: p.at, Data: p.data}}})
 	})
 }
 
