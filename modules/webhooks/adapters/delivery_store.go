@@ -15,7 +15,6 @@ import (
 	"shipd/modules/webhooks/app/command"
 	"shipd/modules/webhooks/domain"
 	"shipd/platform/clock"
-	"shipd/platform/messaging"
 	"shipd/platform/postgres"
 	"shipd/platform/secrets"
 )
@@ -49,40 +48,6 @@ func NewDeliveryStore(db *sqlx.DB, box *secrets.Box, clk clock.Clock) *DeliveryS
 func (s *DeliveryStore) FirstAttemptsRecorded() <-chan struct{} { return s.firstAttempts }
 
 var _ command.Deliveries = (*DeliveryStore)(nil)
-
-// FanOut stores the body once, for the event, and one delivery per
-// matching subscription, in one statement. A redelivered event adds
-// nothing: its body is stored already, and deliveries are made only with
-// a body stored now (a delivery that succeeded is deleted, so the
-// (event, subscription) key alone would let it be made again). The id the
-// sequence gives each row is its place in its resource's order: events of
-// one resource fanned out one after the other get rising ids.
-func (s *DeliveryStore) FanOut(ctx context.Context, e command.OutboundEvent, now time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `
-		WITH takers AS (
-			SELECT id, account_id FROM webhooks.subscriptions
-			WHERE account_id = $1 AND active AND deleted_at IS NULL AND $2 = ANY (events)),
-		body AS (
-			INSERT INTO webhooks.event_bodies (event_id, body, created_at)
-			SELECT $3, $4, $5 WHERE EXISTS (SELECT FROM takers)
-			ON CONFLICT (event_id) DO NOTHING
-			RETURNING event_id)
-		INSERT INTO webhooks.deliveries (subscription_id, account_id, event_id, event_type, resource_id, next_attempt_at, created_at)
-		SELECT id, account_id, $3, $2, NULLIF($6, ''), $5, $5 FROM takers WHERE EXISTS (SELECT FROM body)
-		ON CONFLICT (event_id, subscription_id) DO NOTHING`, e.AccountID, e.Type, e.ID, string(e.Body), now, e.ResourceID)
-	if err != nil {
-		return 0, fmt.Errorf("fanning out %s: %w", e.ID, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil || n == 0 {
-		return n, err
-	}
-	// Committed: wake the delivery workers now rather than at their next tick.
-	if err := messaging.Notify(ctx, s.db, command.DeliveriesDue); err != nil {
-		return n, fmt.Errorf("signalling deliveries of %s: %w", e.ID, err)
-	}
-	return n, nil
-}
 
 type deliveryRow struct {
 	ID             int64      `db:"id"`

@@ -49,7 +49,7 @@ func fannedOut(t *testing.T) (*apptest.Env, *adapters.DeliveryStore, *clock.Manu
 	event := command.OutboundEvent{ID: "evt_01JD0000000000000000000001", Type: "shipment.updated", AccountID: account,
 		CreatedAt: clk.Now(), ResourceID: "sh_1", Body: []byte(`{"type":"shipment.updated"}`)}
 	store := adapters.NewDeliveryStore(env.DB, box, clk)
-	if n, err := store.FanOut(context.Background(), event, clk.Now()); err != nil || n != 1 {
+	if n, err := store.FanOut(context.Background(), []command.OutboundEvent{event}, clk.Now()); err != nil || n != 1 {
 		t.Fatalf("fan-out made %d deliveries (%v), want 1", n, err)
 	}
 	return env, store, clk, event
@@ -98,7 +98,7 @@ func TestASucceededDeliveryIsDeletedAndItsEventNotFannedOutAgain(t *testing.T) {
 	if d, l, b := counts(t, env); d != 0 || l != 1 || b != 1 {
 		t.Fatalf("after the success: %d deliveries, %d logs, %d bodies; want 0, 1, 1", d, l, b)
 	}
-	if n, err := store.FanOut(context.Background(), event, clk.Now()); err != nil || n != 0 {
+	if n, err := store.FanOut(context.Background(), []command.OutboundEvent{event}, clk.Now()); err != nil || n != 0 {
 		t.Fatalf("the event fanned out again made %d deliveries (%v), want none", n, err)
 	}
 	if d, _, _ := counts(t, env); d != 0 {

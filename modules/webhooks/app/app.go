@@ -25,7 +25,7 @@ type Commands struct {
 	CreateSubscription usecase.CommandHandler[command.CreateSubscription]
 	UpdateSubscription usecase.CommandHandler[command.UpdateSubscription]
 	DeleteSubscription usecase.CommandHandler[command.DeleteSubscription]
-	FanOutEvent        usecase.CommandHandler[command.FanOutEvent]
+	FanOutEvents       usecase.CommandHandler[command.FanOutEvents]
 	DeliverWebhook     usecase.CommandHandler[command.DeliverWebhook]
 	PurgeDeliveryLogs  usecase.CommandHandler[command.PurgeDeliveryLogs]
 }
@@ -46,7 +46,7 @@ func New(repo domain.Repository, list query.SubscriptionList, logs query.Deliver
 			CreateSubscription: command.NewCreateSubscriptionHandler(repo, clk, obs),
 			UpdateSubscription: command.NewUpdateSubscriptionHandler(repo, clk, obs),
 			DeleteSubscription: command.NewDeleteSubscriptionHandler(repo, obs),
-			FanOutEvent:        command.NewFanOutEventHandler(deliveries, clk, obs),
+			FanOutEvents:       command.NewFanOutEventsHandler(deliveries, clk, obs),
 			DeliverWebhook:     command.NewDeliverWebhookHandler(deliveries, sender, clk, obs),
 			PurgeDeliveryLogs:  command.NewPurgeDeliveryLogsHandler(deliveries, clk, obs),
 		},

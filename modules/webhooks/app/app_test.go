@@ -39,8 +39,8 @@ func TestApplicationRunsASubscriptionsLife(t *testing.T) {
 		Fields: domain.Fields{Name: "n", URL: "https://example.com/h", Events: []string{"shipping_channel.created"}, Secret: "12345678", Active: true}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Commands.FanOutEvent.Handle(ctx, command.FanOutEvent{ID: "evt_1", Type: "shipping_channel.created", AccountID: "acc_1",
-		CreatedAt: clk.Now(), Data: map[string]any{}}); err != nil {
+	if err := a.Commands.FanOutEvents.Handle(ctx, command.FanOutEvents{Events: []command.PublicEvent{{ID: "evt_1", Type: "shipping_channel.created",
+		AccountID: "acc_1", CreatedAt: clk.Now(), Data: map[string]any{}}}}); err != nil {
 		t.Fatal(err)
 	}
 	due, err := store.Claim(ctx, 10, time.Minute)

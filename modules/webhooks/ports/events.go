@@ -66,7 +66,10 @@ func (h EventHandlers) Register(bus *messaging.Bus) error {
 	)
 }
 
-// fanOut is the group handler of one event type.
+// fanOut is the group handler of one event type. Each message goes as a
+// run of its own, in a transaction of its own (ADR 0019): a batch of the
+// bus's (messaging.Batch) gets its events without their messages' ids, and
+// the id is what every receiver sees of the event.
 func fanOut[T any, PT interface {
 	*T
 	messaging.Event
@@ -74,8 +77,8 @@ func fanOut[T any, PT interface {
 	eventType := PT(new(T)).EventType()
 	return messaging.On(func(ctx context.Context, e PT) error {
 		p := render(e)
-		return h.app.Commands.FanOutEvent.Handle(ctx, command.FanOutEvent{
-			ID: messaging.MessageID(ctx), Type: eventType, AccountID: p.accountID, CreatedAt: p.at, Data: p.data})
+		return h.app.Commands.FanOutEvents.Handle(ctx, command.FanOutEvents{Events: []command.PublicEvent{{
+			ID: messaging.MessageID(ctx), Type: eventType, AccountID: p.accountID, CreatedAt: p.at, Data: p.data}}})
 	})
 }
 

@@ -11,15 +11,30 @@ import (
 	"shipd/modules/webhooks/domain"
 )
 
-// FanOut stores the event's body once and one delivery, due now, for each
-// active subscription of the account that takes its type. An event seen
-// before adds nothing: its body is stored already.
-func (s *Store) FanOut(_ context.Context, e command.OutboundEvent, now time.Time) (int64, error) {
+// FanOut stores each event of the run in turn, as if fanned out one after
+// the other: its body once and one delivery, due now, for each active
+// subscription of the account that takes its type, by subscription id. An
+// event seen before, in the run or earlier, adds nothing: its body is
+// stored already. A run that stored any signals once.
+func (s *Store) FanOut(_ context.Context, run []command.OutboundEvent, now time.Time) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.interfered("FanOut", e.ID); err != nil {
-		return 0, err
+	for _, e := range run {
+		if err := s.interfered("FanOut", e.ID); err != nil {
+			return 0, err
+		}
 	}
+	var n int64
+	for _, e := range run {
+		n += s.fanOut(e, now)
+	}
+	if n > 0 {
+		s.signals++
+	}
+	return n, nil
+}
+
+func (s *Store) fanOut(e command.OutboundEvent, now time.Time) int64 {
 	var takers []domain.Stored
 	for _, sub := range s.subscriptions {
 		st := sub.stored
@@ -28,7 +43,7 @@ func (s *Store) FanOut(_ context.Context, e command.OutboundEvent, now time.Time
 		}
 	}
 	if _, seen := s.bodies[e.ID]; seen || len(takers) == 0 {
-		return 0, nil
+		return 0
 	}
 	s.bodies[e.ID] = body{data: slices.Clone(e.Body), createdAt: now}
 	slices.SortFunc(takers, func(a, b domain.Stored) int { return cmp.Compare(a.ID, b.ID) })
@@ -43,10 +58,7 @@ func (s *Store) FanOut(_ context.Context, e command.OutboundEvent, now time.Time
 			EventID: e.ID, EventType: e.Type, ResourceID: e.ResourceID, NextAttemptAt: &due, Outcome: domain.OutcomePending}}
 		n++
 	}
-	if n > 0 {
-		s.signals++
-	}
-	return n, nil
+	return n
 }
 
 func (s *Store) find(eventID, subscriptionID string) *delivery {

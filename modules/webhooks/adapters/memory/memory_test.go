@@ -38,8 +38,8 @@ func newStore(t *testing.T, subs ...string) (*memory.Store, *clock.Manual) {
 
 func fanOut(t *testing.T, s *memory.Store, eventID, resource string, at time.Time) {
 	t.Helper()
-	if _, err := s.FanOut(t.Context(), command.OutboundEvent{ID: eventID, Type: "shipment.updated", AccountID: "acc_1",
-		CreatedAt: at, ResourceID: resource, Body: []byte(`{}`)}, at); err != nil {
+	if _, err := s.FanOut(t.Context(), []command.OutboundEvent{{ID: eventID, Type: "shipment.updated", AccountID: "acc_1",
+		CreatedAt: at, ResourceID: resource, Body: []byte(`{}`)}}, at); err != nil {
 		t.Fatal(err)
 	}
 }

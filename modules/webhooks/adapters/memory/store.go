@@ -37,7 +37,7 @@ type Store struct {
 	lastID        int64 // the deliveries' sequence
 	bodies        map[string]body
 	logs          []domain.LogEntry
-	signals       int // fan-outs that signalled command.DeliveriesDue
+	signals       int // fan-out runs that signalled command.DeliveriesDue
 	interfere     func(op, id string) error
 	firstAttempts chan struct{}
 }
@@ -214,8 +214,8 @@ func window[T any](items []T, offset, limit int) []T {
 	return items[start:min(start+max(limit, 0), len(items))]
 }
 
-// Signals counts the fan-outs that stored deliveries and so signalled
-// command.DeliveriesDue to the delivery workers.
+// Signals counts the fan-out runs that stored deliveries and so signalled
+// command.DeliveriesDue to the delivery workers (once a run).
 func (s *Store) Signals() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -73,7 +73,7 @@ func fanOut(t *testing.T, s Subject, account string) int64 {
 	t.Helper()
 	e := command.OutboundEvent{ID: ids.New(ids.Event), Type: "shipment.updated", AccountID: account, CreatedAt: T0,
 		ResourceID: ids.New(ids.Shipment), Body: []byte(`{"type":"shipment.updated"}`)}
-	n, err := s.Deliveries.FanOut(t.Context(), e, T0)
+	n, err := s.Deliveries.FanOut(t.Context(), []command.OutboundEvent{e}, T0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +103,7 @@ func Run(t *testing.T, newSubject func(t *testing.T, clk clock.Clock) Subject) {
 		{Name: "DeleteLeavesATombstone", Test: deleteLeavesATombstone},
 		{Name: "TheListIsTheAccountsNewestFirst", Test: theListIsTheAccountsNewestFirst},
 		{Name: "ConcurrentUpdatesAreSerial", Test: concurrentUpdatesAreSerial},
+		{Name: "AFanOutRunKeepsTheStreamsOrder", Test: aFanOutRunKeepsTheStreamsOrder},
 	})
 }
 

@@ -77,7 +77,7 @@ type fixture struct {
 	create  usecase.CommandHandler[command.CreateSubscription]
 	update  usecase.CommandHandler[command.UpdateSubscription]
 	delete  usecase.CommandHandler[command.DeleteSubscription]
-	fanOut  usecase.CommandHandler[command.FanOutEvent]
+	fanOut  usecase.CommandHandler[command.FanOutEvents]
 	deliver usecase.CommandHandler[command.DeliverWebhook]
 	purge   usecase.CommandHandler[command.PurgeDeliveryLogs]
 }
@@ -91,7 +91,7 @@ func newFixture() *fixture {
 		create:  command.NewCreateSubscriptionHandler(store, clk, obs),
 		update:  command.NewUpdateSubscriptionHandler(store, clk, obs),
 		delete:  command.NewDeleteSubscriptionHandler(store, obs),
-		fanOut:  command.NewFanOutEventHandler(store, clk, obs),
+		fanOut:  command.NewFanOutEventsHandler(store, clk, obs),
 		deliver: command.NewDeliverWebhookHandler(store, s, clk, obs),
 		purge:   command.NewPurgeDeliveryLogsHandler(store, clk, obs),
 	}
@@ -124,10 +124,16 @@ func (f *fixture) stored(t *testing.T, account, id string, events ...string) {
 // account, at the clock's time.
 func (f *fixture) happened(t *testing.T, id, eventType, account, channelID string) {
 	t.Helper()
-	if err := f.fanOut.Handle(t.Context(), command.FanOutEvent{ID: id, Type: eventType, AccountID: account, CreatedAt: f.clock.Now(),
-		Data: map[string]any{"shipping_channel": map[string]any{"id": channelID, "name": "Main"}}}); err != nil {
+	if err := f.fanOut.Handle(t.Context(), command.FanOutEvents{Events: []command.PublicEvent{channelEvent(id, eventType, account, channelID, f.clock.Now())}}); err != nil {
 		t.Fatalf("fanning out %s: %v", id, err)
 	}
+}
+
+// channelEvent is the event id of type about the channel channelID of
+// account, at at.
+func channelEvent(id, eventType, account, channelID string, at time.Time) command.PublicEvent {
+	return command.PublicEvent{ID: id, Type: eventType, AccountID: account, CreatedAt: at,
+		Data: map[string]any{"shipping_channel": map[string]any{"id": channelID, "name": "Main"}}}
 }
 
 // claim leases what is due now, as a delivery worker does.

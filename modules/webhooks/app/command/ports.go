@@ -19,18 +19,21 @@ type OutboundEvent struct {
 }
 
 // DeliveriesDue is the signal (messaging.Wakeup.Next) a fan-out that made
-// deliveries sends once committed, so delivery workers claim them at once.
+// deliveries sends with its commit, so delivery workers claim them at once.
 const DeliveriesDue = "webhooks.deliveries"
 
 // Deliveries keeps the deliveries owed to subscriptions and their logs.
 type Deliveries interface {
-	// FanOut stores one delivery of the event, due now, for each active
-	// subscription of the account that takes its type. Seeing the same
-	// event again adds nothing. Each delivery's place in its resource's
-	// order is taken here: the events of one resource must be fanned out one
-	// after the other, in the order they happened. It returns how many
-	// deliveries it stored.
-	FanOut(ctx context.Context, e OutboundEvent, now time.Time) (int64, error)
+	// FanOut stores, for each event of the run, one delivery due now for
+	// each active subscription of the account that takes its type, in a
+	// few statements however long the run. Seeing an event again, in a
+	// later run or the same one, adds nothing. Each delivery's place in its
+	// resource's order is taken here: the deliveries' ids rise in the run's
+	// order (then by subscription), and a later run's are higher, so the
+	// events of one resource must come in the order they happened. When it
+	// stored any, it signals DeliveriesDue, delivered with the commit of
+	// the transaction it writes in. It returns how many it stored.
+	FanOut(ctx context.Context, run []OutboundEvent, now time.Time) (int64, error)
 	// Claim leases up to limit due deliveries for lease, the longest
 	// overdue first, skipping those another worker holds, each with where
 	// and how its subscription wants it sent. A first attempt is claimed

@@ -68,8 +68,8 @@ func (f *fixture) attempted(t *testing.T, eventID, eventType, account string) {
 	t.Helper()
 	obs := usecasetest.Observer()
 	f.clock.Advance(time.Second)
-	err := command.NewFanOutEventHandler(f.store, f.clock, obs).Handle(t.Context(), command.FanOutEvent{ID: eventID, Type: eventType,
-		AccountID: account, CreatedAt: f.clock.Now(), Data: map[string]any{"shipping_channel": map[string]any{"id": "ch_1"}}})
+	err := command.NewFanOutEventsHandler(f.store, f.clock, obs).Handle(t.Context(), command.FanOutEvents{Events: []command.PublicEvent{{
+		ID: eventID, Type: eventType, AccountID: account, CreatedAt: f.clock.Now(), Data: map[string]any{"shipping_channel": map[string]any{"id": "ch_1"}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
