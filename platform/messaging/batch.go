@@ -85,7 +85,7 @@ func (k EventKind) Decode(m StoredMessage) (Event, error) {
 // fault is retried and set aside alone (the dead-letter path) while the rest
 // go on.
 func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() Batch) error {
-	return subscribeBatches(b, group, kinds, newBatch, false)
+	return subscribeBatches(b, group, kinds, newBatch, addEvent, false)
 }
 
 // SubscribeChanges is SubscribeBatches for a handler whose writes others
@@ -95,10 +95,25 @@ func SubscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() B
 // batch that changes aggregates locks them first, all at once and in a
 // fixed order (postgres.LockForChanges), and touches each once.
 func SubscribeChanges(b *Bus, group string, kinds []EventKind, newBatch func() Batch) error {
-	return subscribeBatches(b, group, kinds, newBatch, true)
+	return subscribeBatches(b, group, kinds, newBatch, addEvent, true)
 }
 
-func subscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() Batch, durable bool) error {
+// MessageBatch is a Batch whose events come with their messages' ids: the
+// id a webhook receiver sees, the same when a message is read again.
+type MessageBatch interface {
+	Add(id string, e Event)
+	Write(ctx context.Context, tx *sqlx.Tx) error
+}
+
+// SubscribeMessageChanges is SubscribeChanges for a handler that needs
+// each event's message id (the webhook fan-out).
+func SubscribeMessageChanges(b *Bus, group string, kinds []EventKind, newBatch func() MessageBatch) error {
+	return subscribeBatches(b, group, kinds, newBatch, func(ctx context.Context, b MessageBatch, e Event) { b.Add(MessageID(ctx), e) }, true)
+}
+
+func addEvent(_ context.Context, b Batch, e Event) { b.Add(e) }
+
+func subscribeBatches[B atCommit](b *Bus, group string, kinds []EventKind, newBatch func() B, add func(ctx context.Context, b B, e Event), durable bool) error {
 	var streams []string
 	for _, k := range kinds {
 		streams = appendNew(streams, k.stream)
@@ -113,7 +128,7 @@ func subscribeBatches(b *Bus, group string, kinds []EventKind, newBatch func() B
 	for _, k := range kinds {
 		key := name(k.stream)
 		by[k.stream] = append(by[k.stream], k.handler(func(ctx context.Context, e Event) error {
-			return addToBatch(ctx, key, newBatch, func(b Batch) { b.Add(e) })
+			return addToBatch(ctx, key, newBatch, func(b B) { add(ctx, b, e) })
 		}))
 	}
 	for _, s := range streams {
