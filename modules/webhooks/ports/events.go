@@ -1,7 +1,6 @@
 package ports
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -9,7 +8,6 @@ import (
 	shipments "shipd/modules/shipments/contract"
 	tracking "shipd/modules/tracking/contract"
 	"shipd/modules/webhooks/app"
-	"shipd/modules/webhooks/app/command"
 	"shipd/platform/messaging"
 )
 
@@ -34,52 +32,65 @@ type payload struct {
 }
 
 // Register subscribes one consumer group per module stream, so a receiver
-// gets one resource's events in the order they happened.
+// gets one resource's events in the order they happened. A group fans out
+// each run of events its transaction reads at once, in that transaction
+// (fanOutBatch). The groups' names are kept in the streams' offsets tables:
+// renaming one starts it over.
 func (h EventHandlers) Register(bus *messaging.Bus) error {
 	return errors.Join(
-		bus.AddGroup("webhooks.fan_out.channels",
-			fanOut(h, func(e *channels.ShippingChannelCreated) payload { return channel(e.ChannelEvent) }),
-			fanOut(h, func(e *channels.ShippingChannelUpdated) payload { return channel(e.ChannelEvent) }),
-			fanOut(h, func(e *channels.ShippingChannelDeleted) payload { return channel(e.ChannelEvent) }),
-			fanOut(h, func(e *channels.ShippingChannelValidated) payload { return channel(e.ChannelEvent) }),
-			fanOut(h, func(e *channels.ShippingChannelStatusChanged) payload {
+		h.subscribe(bus, "webhooks.fan_out.channels",
+			renders(func(e *channels.ShippingChannelCreated) payload { return channel(e.ChannelEvent) }),
+			renders(func(e *channels.ShippingChannelUpdated) payload { return channel(e.ChannelEvent) }),
+			renders(func(e *channels.ShippingChannelDeleted) payload { return channel(e.ChannelEvent) }),
+			renders(func(e *channels.ShippingChannelValidated) payload { return channel(e.ChannelEvent) }),
+			renders(func(e *channels.ShippingChannelStatusChanged) payload {
 				return withPrevious(channel(e.ChannelEvent), e.PreviousStatus)
 			}),
 		),
-		bus.AddGroup("webhooks.fan_out.shipments",
-			fanOut(h, func(e *shipments.ShipmentCreated) payload { return shipment(e.ShipmentEvent) }),
-			fanOut(h, func(e *shipments.ShipmentUpdated) payload { return shipment(e.ShipmentEvent) }),
-			fanOut(h, func(e *shipments.ShipmentDeleted) payload { return shipment(e.ShipmentEvent) }),
-			fanOut(h, func(e *shipments.ShipmentStatusChanged) payload {
+		h.subscribe(bus, "webhooks.fan_out.shipments",
+			renders(func(e *shipments.ShipmentCreated) payload { return shipment(e.ShipmentEvent) }),
+			renders(func(e *shipments.ShipmentUpdated) payload { return shipment(e.ShipmentEvent) }),
+			renders(func(e *shipments.ShipmentDeleted) payload { return shipment(e.ShipmentEvent) }),
+			renders(func(e *shipments.ShipmentStatusChanged) payload {
 				return withPrevious(shipment(e.ShipmentEvent), e.PreviousStatus)
 			}),
 		),
-		bus.AddGroup("webhooks.fan_out.tracking",
-			fanOut(h, func(e *tracking.TrackingParcelCreated) payload { return trackingParcel(e.TrackingParcelEvent) }),
-			fanOut(h, func(e *tracking.TrackingParcelUpdated) payload { return trackingParcel(e.TrackingParcelEvent) }),
-			fanOut(h, func(e *tracking.TrackingParcelDeleted) payload { return trackingParcel(e.TrackingParcelEvent) }),
+		h.subscribe(bus, "webhooks.fan_out.tracking",
+			renders(func(e *tracking.TrackingParcelCreated) payload { return trackingParcel(e.TrackingParcelEvent) }),
+			renders(func(e *tracking.TrackingParcelUpdated) payload { return trackingParcel(e.TrackingParcelEvent) }),
+			renders(func(e *tracking.TrackingParcelDeleted) payload { return trackingParcel(e.TrackingParcelEvent) }),
 			// The spec fixes this body: the seven fields of StatusChange.
-			fanOut(h, func(e *tracking.TrackingParcelStatusChanged) payload {
+			renders(func(e *tracking.TrackingParcelStatusChanged) payload {
 				return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel}}
 			}),
 		),
 	)
 }
 
-// fanOut is the group handler of one event type. Each message goes as a
-// run of its own, in a transaction of its own (ADR 0019): a batch of the
-// bus's (messaging.Batch) gets its events without their messages' ids, and
-// the id is what every receiver sees of the event.
-func fanOut[T any, PT interface {
+// subscribe adds the consumer group of one module's events.
+func (h EventHandlers) subscribe(bus *messaging.Bus, group string, rendered ...rendering) error {
+	kinds := make([]messaging.EventKind, len(rendered))
+	render := make(map[string]func(messaging.Event) payload, len(rendered))
+	for i, r := range rendered {
+		kinds[i] = r.kind
+		render[r.kind.EventType()] = r.render
+	}
+	return messaging.SubscribeMessageChanges(bus, group, kinds, func() messaging.MessageBatch {
+		return &fanOutBatch{fanOut: h.app.Commands.FanOutEvents, render: render}
+	})
+}
+
+// rendering is how events of one type read to a receiver.
+type rendering struct {
+	kind   messaging.EventKind
+	render func(messaging.Event) payload
+}
+
+func renders[T any, PT interface {
 	*T
 	messaging.Event
-}](h EventHandlers, render func(PT) payload) messaging.Handler {
-	eventType := PT(new(T)).EventType()
-	return messaging.On(func(ctx context.Context, e PT) error {
-		p := render(e)
-		return h.app.Commands.FanOutEvents.Handle(ctx, command.FanOutEvents{Events: []command.PublicEvent{{
-			ID: messaging.MessageID(ctx), Type: eventType, AccountID: p.accountID, CreatedAt: p.at, Data: p.data}}})
-	})
+}](render func(PT) payload) rendering {
+	return rendering{kind: messaging.Takes[T, PT](), render: func(e messaging.Event) payload { return render(e.(PT)) }}
 }
 
 func channel(e channels.ChannelEvent) payload {
