@@ -82,13 +82,6 @@ func TestChangesAreTheirTransactionsFirstWriteAndDurable(t *testing.T) {
 			func() messaging.Batch { return &firstWriteBatch{seen: readModel, db: e.db} }); err != nil {
 			t.Fatal(err)
 		}
-		// The test cluster does not wait for the disk; a database that
-		// does shows which commits leave it.
-		if _, err := e.db.ExecContext(t.Context(), `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET synchronous_commit = on', current_database()); END $$`); err != nil {
-			t.Fatal(err)
-		}
-		e.db.SetMaxIdleConns(0) // the connections opened so far have the old setting
-		e.db.SetMaxIdleConns(4)
 		e.publish(testEvent{N: 1}, testEvent{N: 2}, testEvent{N: 3})
 		e.start()
 		eventually(t, "both groups wrote the three events", func() bool {

@@ -95,10 +95,14 @@ func (b groupBeginner) prepare(ctx context.Context, tx watermillsql.Tx) error {
 	if !ok {
 		return fmt.Errorf("messaging: unexpected transaction type %T", tx)
 	}
-	if !b.state.durable {
-		if _, err := std.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-			return err
-		}
+	// Said either way, whatever the server's default: a durable group's
+	// commit waits for the disk even on a server that does not by default.
+	commit := `SET LOCAL synchronous_commit = off`
+	if b.state.durable {
+		commit = `SET LOCAL synchronous_commit = on`
+	}
+	if _, err := std.ExecContext(ctx, commit); err != nil {
+		return err
 	}
 	if err := postgres.Lock(ctx, std.Tx, b.key); err != nil {
 		return fmt.Errorf("locking consumer group %s: %w", b.key, err)
