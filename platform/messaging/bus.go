@@ -113,8 +113,12 @@ type Bus struct {
 // groupOfBus is a consumer group of the bus and the stream it reads.
 type groupOfBus struct{ name, stream string }
 
-// NewBus builds a Bus; add handlers, then Run it.
+// NewBus builds a Bus; add handlers, then Run it. Everything it logs goes
+// to logger (the default logger when nil).
 func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
 	config.setDefaults()
 	if err := config.Validate(); err != nil {
 		return nil, err
@@ -134,9 +138,9 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 		slots = make(chan struct{}, config.MaxOpenTransactions)
 	}
 	router.AddMiddleware(
-		setAsideDeadLetters,
+		setAsideDeadLetters(logger),
 		retry.Middleware,
-		savepointPerAttempt,
+		savepointPerAttempt(logger),
 		middleware.Recoverer,
 	)
 	if config.Metrics != nil {
@@ -244,7 +248,7 @@ func streamSubscriber(db *sql.DB, config BusConfig, slots chan struct{}, logger 
 	}
 	// Patient outside: a subscription retried while the database is
 	// unavailable still ends when the router's context does.
-	return patientSubscriber{Subscriber: newGracefulSubscriber(sub, deadline, done)}, nil
+	return patientSubscriber{Subscriber: newGracefulSubscriber(sub, deadline, done), log: state.log}, nil
 }
 
 // Handler is one event type's handler in a consumer group.

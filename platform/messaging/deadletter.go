@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill"
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jmoiron/sqlx"
@@ -32,40 +33,42 @@ const metadataRetriedDeadLetter = "retried_dead_letter"
 // transaction and acknowledged with it, so a poison message costs its stream
 // one round of retries, not its progress. Failures that are the database's
 // (unavailable, or shutting down) are not the message's fault: those are
-// nacked and read again.
-func setAsideDeadLetters(h message.HandlerFunc) message.HandlerFunc {
-	return func(msg *message.Message) ([]*message.Message, error) {
-		ctx := msg.Context()
-		group := message.HandlerNameFromCtx(ctx)
-		if only := msg.Metadata.Get(metadataForGroup); only != "" && only != group {
+// nacked and read again. Each one set aside is logged at ERROR on log.
+func setAsideDeadLetters(log *slog.Logger) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			ctx := msg.Context()
+			group := message.HandlerNameFromCtx(ctx)
+			if only := msg.Metadata.Get(metadataForGroup); only != "" && only != group {
+				return nil, nil
+			}
+			out, err := h(msg)
+			if err == nil || postgres.IsUnavailable(err) || ctx.Err() != nil || errors.Is(err, context.Canceled) {
+				return out, err
+			}
+			tx, ok := subscriberTxFrom(ctx)
+			if !ok {
+				return nil, err
+			}
+			tx = raw(tx)
+			metadata, mErr := json.Marshal(msg.Metadata)
+			if mErr != nil {
+				return nil, errors.Join(err, mErr)
+			}
+			// Under a savepoint of its own: should the insert fail, the batch's
+			// transaction stays usable and the message is nacked, not lost.
+			if dErr := underSavepoint(ctx, tx, "dead_letter", func() error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO platform.dead_letters
+				(consumer_group, stream, message_uuid, name, payload, metadata, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+					group, message.SubscribeTopicFromCtx(ctx), msg.UUID, msg.Metadata.Get(MetadataName), []byte(msg.Payload), string(metadata), err.Error())
+				return err
+			}); dErr != nil {
+				return nil, fmt.Errorf("%w (and setting it aside failed: %v)", err, dErr)
+			}
+			log.ErrorContext(ctx, "message set aside as a dead letter after every retry failed; see shipd events list",
+				"consumer_group", group, "message_uuid", msg.UUID, "event", msg.Metadata.Get(MetadataName), "err", err)
 			return nil, nil
 		}
-		out, err := h(msg)
-		if err == nil || postgres.IsUnavailable(err) || ctx.Err() != nil || errors.Is(err, context.Canceled) {
-			return out, err
-		}
-		tx, ok := subscriberTxFrom(ctx)
-		if !ok {
-			return nil, err
-		}
-		tx = raw(tx)
-		metadata, mErr := json.Marshal(msg.Metadata)
-		if mErr != nil {
-			return nil, errors.Join(err, mErr)
-		}
-		// Under a savepoint of its own: should the insert fail, the batch's
-		// transaction stays usable and the message is nacked, not lost.
-		if dErr := underSavepoint(ctx, tx, "dead_letter", func() error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO platform.dead_letters
-				(consumer_group, stream, message_uuid, name, payload, metadata, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-				group, message.SubscribeTopicFromCtx(ctx), msg.UUID, msg.Metadata.Get(MetadataName), []byte(msg.Payload), string(metadata), err.Error())
-			return err
-		}); dErr != nil {
-			return nil, fmt.Errorf("%w (and setting it aside failed: %v)", err, dErr)
-		}
-		slog.ErrorContext(ctx, "message set aside as a dead letter after every retry failed; see shipd events list",
-			"consumer_group", group, "message_uuid", msg.UUID, "event", msg.Metadata.Get(MetadataName), "err", err)
-		return nil, nil
 	}
 }
 
@@ -123,7 +126,7 @@ func RetryDeadLetter(ctx context.Context, db *sqlx.DB, id int64) error {
 		}
 		md.Set(metadataForGroup, d.Group)
 		md.Set(metadataRetriedDeadLetter, strconv.FormatInt(id, 10))
-		pub, err := watermillsql.NewPublisher(watermillsql.TxFromStdSQL(tx.Tx), watermillsql.PublisherConfig{SchemaAdapter: schemaAdapter}, WatermillLogger(nil))
+		pub, err := watermillsql.NewPublisher(watermillsql.TxFromStdSQL(tx.Tx), watermillsql.PublisherConfig{SchemaAdapter: schemaAdapter}, watermill.NopLogger{})
 		if err != nil {
 			return err
 		}

@@ -33,8 +33,12 @@ type Forwarder struct {
 }
 
 // NewForwarder forwards the outbox messages of streams in db to broker;
-// config's zero fields take their defaults.
+// config's zero fields take their defaults; it logs to logger (the default
+// logger when nil).
 func NewForwarder(db *sqlx.DB, config BusConfig, broker *Broker, streams []string, logger *slog.Logger) *Forwarder {
+	if logger == nil {
+		logger = slog.Default()
+	}
 	config.setDefaults()
 	return &Forwarder{db: db, config: config, broker: broker, streams: streams, logger: logger}
 }

@@ -31,47 +31,50 @@ type attempt struct {
 
 type attemptKey struct{}
 
-// savepointPerAttempt gives each handler try its attempt.
-func savepointPerAttempt(h message.HandlerFunc) message.HandlerFunc {
-	return func(msg *message.Message) ([]*message.Message, error) {
-		tx, ok := subscriberTxFrom(msg.Context())
-		if !ok {
-			return h(msg)
-		}
-		tx = raw(tx)
-		a := &attempt{tx: tx}
-		ctx := msg.Context()
-		// The handler runs inside the subscriber's transaction: no outbound
-		// call from it (ADR 0001), which txguard refuses.
-		held := txguard.Hold(ctx, "the subscriber's transaction (an event or command handler)", nil)
-		msg.SetContext(context.WithValue(held, attemptKey{}, a))
-		defer msg.SetContext(ctx)
-		out, err := h(msg)
-		if a.lost {
-			// The subscriber's transaction lost its connection (PostgreSQL
-			// restarted), or is aborted: nothing can commit in it, the
-			// acknowledgement included. A nack would have watermill resend
-			// the message into the same dead transaction until the ack
-			// deadline (30 s of a stalled consumer group; found by make
-			// faults). An ack ends that at once: writing it fails, the batch
-			// is rolled back and read again in a fresh transaction, so the
-			// message is still handled, just not in this one.
-			slog.WarnContext(ctx, "subscriber transaction lost its connection; the message is read again", "message_uuid", msg.UUID, "err", err)
-			return nil, nil
-		}
-		if !a.savepoint {
-			return out, err
-		}
-		if err != nil {
-			if _, rbErr := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT handler_attempt"); rbErr != nil {
-				return nil, fmt.Errorf("%w (and rollback to savepoint failed: %v)", err, rbErr)
+// savepointPerAttempt gives each handler try its attempt; log is told of a
+// try whose transaction was lost.
+func savepointPerAttempt(log *slog.Logger) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			tx, ok := subscriberTxFrom(msg.Context())
+			if !ok {
+				return h(msg)
 			}
-			return nil, err
+			tx = raw(tx)
+			a := &attempt{tx: tx}
+			ctx := msg.Context()
+			// The handler runs inside the subscriber's transaction: no outbound
+			// call from it (ADR 0001), which txguard refuses.
+			held := txguard.Hold(ctx, "the subscriber's transaction (an event or command handler)", nil)
+			msg.SetContext(context.WithValue(held, attemptKey{}, a))
+			defer msg.SetContext(ctx)
+			out, err := h(msg)
+			if a.lost {
+				// The subscriber's transaction lost its connection (PostgreSQL
+				// restarted), or is aborted: nothing can commit in it, the
+				// acknowledgement included. A nack would have watermill resend
+				// the message into the same dead transaction until the ack
+				// deadline (30 s of a stalled consumer group; found by make
+				// faults). An ack ends that at once: writing it fails, the batch
+				// is rolled back and read again in a fresh transaction, so the
+				// message is still handled, just not in this one.
+				log.WarnContext(ctx, "subscriber transaction lost its connection; the message is read again", "message_uuid", msg.UUID, "err", err)
+				return nil, nil
+			}
+			if !a.savepoint {
+				return out, err
+			}
+			if err != nil {
+				if _, rbErr := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT handler_attempt"); rbErr != nil {
+					return nil, fmt.Errorf("%w (and rollback to savepoint failed: %v)", err, rbErr)
+				}
+				return nil, err
+			}
+			if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT handler_attempt"); err != nil {
+				return nil, fmt.Errorf("release savepoint: %w", err)
+			}
+			return out, nil
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT handler_attempt"); err != nil {
-			return nil, fmt.Errorf("release savepoint: %w", err)
-		}
-		return out, nil
 	}
 }
 

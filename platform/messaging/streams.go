@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill"
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jmoiron/sqlx"
 
@@ -22,7 +23,7 @@ func InitializeStreams(ctx context.Context, db *sqlx.DB, streams []string) error
 		SchemaAdapter:  schemaAdapter,
 		OffsetsAdapter: offsetsAdapter,
 		AckDeadline:    &deadline,
-	}, WatermillLogger(nil))
+	}, watermill.NopLogger{})
 	if err != nil {
 		return err
 	}

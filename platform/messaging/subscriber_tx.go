@@ -46,7 +46,7 @@ type groupState struct {
 	// durable groups change aggregates or make deliveries: their commits
 	// wait for the disk (see prepare).
 	durable bool
-	log     *slog.Logger
+	log     *slog.Logger // never nil
 	// db is the database the group's transactions are on, the module's:
 	// a batch's writes run Within their transaction (see writePending).
 	db *sqlx.DB
@@ -177,7 +177,7 @@ func (t *subscriberTx) Commit() error {
 func (t *subscriberTx) flush() error {
 	if err := t.writePending(); err != nil {
 		t.state.oneByOne.Store(true)
-		t.state.logger().Warn("a batch of messages could not be written at once; they are applied one by one", "err", err)
+		t.state.log.Warn("a batch of messages could not be written at once; they are applied one by one", "err", err)
 		return err
 	}
 	return nil
@@ -249,11 +249,4 @@ func stdTx(tx watermillsql.Tx) (*sql.Tx, bool) {
 		return t.StdSQLTx.Tx, true
 	}
 	return nil, false
-}
-
-func (s *groupState) logger() *slog.Logger {
-	if s.log == nil {
-		return slog.Default()
-	}
-	return s.log
 }

@@ -3,6 +3,7 @@ package messaging
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 func TestGroupBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
 	db := pgtest.Open(t)
 	b := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), key: "consumer:test/slots",
-		slots: make(chan struct{}, 1), state: &groupState{flushTimeout: time.Second}}
+		slots: make(chan struct{}, 1), state: &groupState{flushTimeout: time.Second, log: slog.New(slog.DiscardHandler)}}
 	first, err := b.BeginTx(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestGroupBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
 // by it.
 func TestGroupBeginnerSerialisesAGroupWithoutATransactionID(t *testing.T) {
 	db := pgtest.Open(t)
-	b := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), key: "consumer:test/serial", state: &groupState{flushTimeout: time.Second}}
+	b := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), key: "consumer:test/serial", state: &groupState{flushTimeout: time.Second, log: slog.New(slog.DiscardHandler)}}
 	first, err := b.BeginTx(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -130,12 +131,12 @@ func (f *flakySubscriber) Subscribe(context.Context, string) (<-chan *message.Me
 func TestPatientSubscriberWaitsOutDatabaseTrouble(t *testing.T) {
 	full := &pq.Error{Code: "53300", Message: "sorry, too many clients already"}
 	f := &flakySubscriber{failures: []error{full, full}}
-	if ch, err := (patientSubscriber{Subscriber: f}).Subscribe(t.Context(), "topic"); err != nil || ch == nil || f.calls != 3 {
+	if ch, err := (patientSubscriber{Subscriber: f, log: slog.New(slog.DiscardHandler)}).Subscribe(t.Context(), "topic"); err != nil || ch == nil || f.calls != 3 {
 		t.Errorf("after two refusals: %v, %d calls; want a subscription on the third", err, f.calls)
 	}
 	bad := errors.New("relation does not exist")
 	f = &flakySubscriber{failures: []error{bad}}
-	if _, err := (patientSubscriber{Subscriber: f}).Subscribe(t.Context(), "topic"); !errors.Is(err, bad) || f.calls != 1 {
+	if _, err := (patientSubscriber{Subscriber: f, log: slog.New(slog.DiscardHandler)}).Subscribe(t.Context(), "topic"); !errors.Is(err, bad) || f.calls != 1 {
 		t.Errorf("a real failure: %v after %d calls; want it at once", err, f.calls)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
@@ -187,8 +186,8 @@ func newReaderBackoff(wake *Wakeup, stream string, safety, retry time.Duration, 
 
 func (b *readerBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
 	if err != nil {
-		if isDeadlock(err) {
-			return 0
+		if postgres.IsConflict(err) {
+			return 0 // the other transaction went on; this one may read at once
 		}
 		if b.errorLog.due() {
 			logger.Error("Reading the event stream failed; trying again (repeats of this are logged once a minute)", err,
@@ -229,11 +228,6 @@ func (b *readerBackoff) HandleError(logger watermill.LoggerAdapter, noMsg bool, 
 // TestIdleInstanceIsIdle; 5 with the spread).
 func spread(d time.Duration) time.Duration {
 	return d*3/4 + rand.N(d/2+1)
-}
-
-func isDeadlock(err error) bool {
-	s := strings.ToLower(err.Error())
-	return strings.Contains(s, "deadlock") || strings.Contains(s, "concurrent update")
 }
 
 // throttledLog lets a repeated error through once per interval.
