@@ -17,8 +17,7 @@ import (
 // is forwarded there, to a JetStream stream of its own.
 type Broker struct {
 	conn *nats.Conn
-	js   nats.JetStreamContext
-	jsx  jetstream.JetStream // the newer API: pull consumers (brokerReader)
+	js   jetstream.JetStream
 }
 
 // ConnectBroker connects to the NATS server at url. It returns at once even
@@ -37,17 +36,12 @@ func ConnectBroker(url string, logger *slog.Logger) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the event broker: %w", err)
 	}
-	js, err := conn.JetStream()
+	js, err := jetstream.New(conn)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("the event broker's JetStream: %w", err)
 	}
-	jsx, err := jetstream.New(conn)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("the event broker's JetStream: %w", err)
-	}
-	return &Broker{conn: conn, js: js, jsx: jsx}, nil
+	return &Broker{conn: conn, js: js}, nil
 }
 
 // Problem says why the broker cannot take events now, or "".
@@ -104,7 +98,7 @@ const brokerDuplicateWindow = 10 * time.Minute
 // what waits for them. It returns ctx's error if ctx ends first.
 func (b *Broker) AwaitStreams(ctx context.Context, streams []string, logger *slog.Logger, waiting string) error {
 	for {
-		err := b.EnsureStreams(streams)
+		err := b.EnsureStreams(ctx, streams)
 		if err == nil {
 			return nil
 		}
@@ -119,30 +113,17 @@ func (b *Broker) AwaitStreams(ctx context.Context, streams []string, logger *slo
 
 // EnsureStreams makes, or brings up to date, the JetStream stream of each
 // module stream: kept on disk, every message (a rebuild replays them).
-func (b *Broker) EnsureStreams(streams []string) error {
+func (b *Broker) EnsureStreams(ctx context.Context, streams []string) error {
 	for _, s := range streams {
-		cfg := &nats.StreamConfig{
+		cfg := jetstream.StreamConfig{
 			Name:        BrokerStream(s),
 			Description: "shipd's " + s + " stream, forwarded from its PostgreSQL outbox",
 			Subjects:    []string{BrokerSubject(s)},
-			Storage:     nats.FileStorage,
-			Retention:   nats.LimitsPolicy,
+			Storage:     jetstream.FileStorage,
+			Retention:   jetstream.LimitsPolicy,
 			Duplicates:  brokerDuplicateWindow,
 		}
-		// Twice: another instance may make the stream between a look and an
-		// add, which then fails.
-		var err error
-		for range 2 {
-			if _, err = b.js.StreamInfo(cfg.Name); errors.Is(err, nats.ErrStreamNotFound) {
-				_, err = b.js.AddStream(cfg)
-			} else if err == nil {
-				_, err = b.js.UpdateStream(cfg)
-			}
-			if err == nil {
-				break
-			}
-		}
-		if err != nil {
+		if _, err := b.js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("JetStream stream %s: %w", cfg.Name, err)
 		}
 	}
@@ -161,34 +142,17 @@ func (b *Broker) EnsureStreams(streams []string) error {
 const brokerMaxAckPending = 10 * brokerBatch
 
 // pullConsumer makes, or brings up to date, a durable pull consumer of a
-// JetStream stream for a consumer group (brokerReader).
+// JetStream stream for a consumer group (brokerReader), from the stream's
+// start.
 func (b *Broker) pullConsumer(ctx context.Context, stream, durable string) (jetstream.Consumer, error) {
-	cfg := jetstream.ConsumerConfig{
+	return b.js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
 		Durable:       durable,
 		Description:   "shipd consumer group " + durable,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       brokerAckWait,
 		MaxAckPending: brokerMaxAckPending,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
-	}
-	// The older API sees push consumers, which the newer does not.
-	info, err := b.js.ConsumerInfo(stream, durable, nats.Context(ctx))
-	switch {
-	case errors.Is(err, nats.ErrConsumerNotFound):
-	case err != nil:
-		return nil, err
-	case info.Config.DeliverSubject != "":
-		// A push consumer cannot become a pull one: it makes way for one
-		// that starts where it stopped.
-		if err := b.js.DeleteConsumer(stream, durable, nats.Context(ctx)); err != nil {
-			return nil, err
-		}
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, info.AckFloor.Stream+1
-	default:
-		// Where a consumer starts cannot be changed.
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverPolicy(info.Config.DeliverPolicy), info.Config.OptStartSeq
-	}
-	return b.jsx.CreateOrUpdateConsumer(ctx, stream, cfg)
+	})
 }
 
 // brokerWakeSubject is where the forwarder says, in a plain NATS message

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // brokerAckWait is how long JetStream waits for a message's
@@ -38,18 +38,17 @@ func (b *Bus) BrokerLag(ctx context.Context) ([]ConsumerLag, error) {
 	var out []ConsumerLag
 	for _, g := range b.groups {
 		name := BrokerStream(g.stream)
-		info, err := js.ConsumerInfo(name, durableName(g.name), nats.Context(ctx))
-		if errors.Is(err, nats.ErrConsumerNotFound) || errors.Is(err, nats.ErrStreamNotFound) {
+		consumer, err := js.Consumer(ctx, name, durableName(g.name))
+		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("consumer %s of %s: %w", g.name, name, err)
 		}
+		info := consumer.CachedInfo() // as the lookup found it
 		lag := ConsumerLag{Group: g.name, Stream: g.stream, Messages: int64(info.NumPending) + int64(info.NumAckPending)}
 		if lag.Messages > 0 {
-			if m, err := js.GetMsg(name, info.AckFloor.Stream+1, nats.Context(ctx)); err == nil {
-				lag.Seconds = time.Since(m.Time).Seconds()
-			}
+			lag.Seconds = oldestAge(ctx, js, name, info.AckFloor.Stream+1)
 		}
 		out = append(out, lag)
 	}
@@ -58,3 +57,17 @@ func (b *Bus) BrokerLag(ctx context.Context) ([]ConsumerLag, error) {
 
 // durableName is a consumer group's JetStream consumer (names allow no dots).
 func durableName(group string) string { return brokerNames.Replace(group) }
+
+// oldestAge is how long ago message seq of the JetStream stream was
+// stored; 0 when the broker cannot say.
+func oldestAge(ctx context.Context, js jetstream.JetStream, stream string, seq uint64) float64 {
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return 0
+	}
+	m, err := s.GetMsg(ctx, seq)
+	if err != nil {
+		return 0
+	}
+	return time.Since(m.Time).Seconds()
+}

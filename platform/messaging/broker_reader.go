@@ -325,8 +325,7 @@ func (r *brokerReader) pass(ctx context.Context, tx watermillsql.Tx, m jetstream
 
 // position is the stream sequence of the last message the group applied:
 // the stored one, or, before the group has stored any, the consumer's
-// acknowledged floor, or the message before the one it starts at (a
-// consumer made in place of an earlier shipd's).
+// acknowledged floor.
 func (r *brokerReader) position(ctx context.Context, tx watermillsql.Tx, consumer jetstream.Consumer) (uint64, error) {
 	std, ok := stdTx(tx)
 	if !ok {
@@ -339,9 +338,6 @@ func (r *brokerReader) position(ctx context.Context, tx watermillsql.Tx, consume
 		info, err := consumer.Info(ctx)
 		if err != nil {
 			return 0, err
-		}
-		if info.Config.DeliverPolicy == jetstream.DeliverByStartSequencePolicy && info.Config.OptStartSeq > 0 {
-			return max(info.AckFloor.Stream, info.Config.OptStartSeq-1), nil
 		}
 		return info.AckFloor.Stream, nil
 	}

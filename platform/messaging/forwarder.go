@@ -11,6 +11,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/jmoiron/sqlx"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // forwarderGroup is the forwarder's consumer group on every stream: its
@@ -106,7 +107,7 @@ func (f *Forwarder) forward(stream string) message.NoPublishHandlerFunc {
 				return nil
 			}
 		}
-		if _, err := f.broker.js.PublishMsg(out, nats.Context(ctx)); err != nil {
+		if _, err := f.broker.js.PublishMsg(ctx, out); err != nil {
 			return err
 		}
 		f.broker.wake(stream)
@@ -119,7 +120,7 @@ func (f *Forwarder) forward(stream string) message.NoPublishHandlerFunc {
 // again, a message at a time, and JetStream stores again only what it
 // had not stored (the message ids).
 type publishAcks struct {
-	futures []nats.PubAckFuture
+	futures []jetstream.PubAckFuture
 	wake    func() // tells the stream's idle readers, once all is stored
 }
 
@@ -128,7 +129,7 @@ func (p *publishAcks) Write(ctx context.Context, _ *sqlx.Tx) error {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			return fmt.Errorf("the event broker did not store message %s: %w", f.Msg().Header.Get(nats.MsgIdHdr), err)
+			return fmt.Errorf("the event broker did not store message %s: %w", f.Msg().Header.Get(jetstream.MsgIDHeader), err)
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the event broker to store a batch: %w", ctx.Err())
 		}
@@ -152,7 +153,7 @@ func (m brokerMarshaler) Marshal(topic string, msg *message.Message) (*nats.Msg,
 	if dl := msg.Metadata.Get(metadataRetriedDeadLetter); dl != "" {
 		id += "/dead-letter-" + dl
 	}
-	out.Header.Set(nats.MsgIdHdr, id)
+	out.Header.Set(jetstream.MsgIDHeader, id)
 	return out, nil
 }
 
