@@ -39,8 +39,8 @@ type Window struct {
 	After, Upto Snapshot
 }
 
-// StoredMessage is a message read back from its topic's table: a module's
-// stream, or a legacy table of one event type (LegacyTopic).
+// StoredMessage is a message read back from its topic's table, a module's
+// stream.
 type StoredMessage struct {
 	Topic    string
 	Name     string // the event type
@@ -131,9 +131,7 @@ func ReadStored(ctx context.Context, q sqlx.QueryerContext, topics []string, w W
 			return nil, cur, fmt.Errorf("reading stored messages: transaction id %q: %w", txID, err)
 		}
 		m.Topic = topics[i]
-		if m.Name = m.Metadata.Get(MetadataName); m.Name == "" {
-			m.Name = m.Topic // a legacy table holds one event type
-		}
+		m.Name = m.Metadata.Get(MetadataName)
 		next = next.Past(m)
 		out = append(out, m)
 	}
@@ -182,8 +180,8 @@ func (w Window) condition(arg func(any) string) string {
 	return sql
 }
 
-// ExistingTopics returns those of topics whose table exists: a legacy
-// event-type table exists only where an older version ran.
+// ExistingTopics returns those of topics whose table exists in q's
+// database.
 func ExistingTopics(ctx context.Context, q sqlx.QueryerContext, topics []string) ([]string, error) {
 	var out []string
 	for _, t := range topics {
