@@ -1,4 +1,4 @@
-package messaging
+package broker
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // brokerAckWait is how long JetStream waits for a message's
 // acknowledgement before it delivers the message again. A crash of the
 // server can lose a consumer's latest acknowledgements; those messages come
-// again after this wait and are passed over (brokerReader), but the group
+// again after this wait and are passed over (Reader), but the group
 // waits that long for the ones after them, which JetStream holds back
 // while a batch is unacknowledged. It must outlast a batch's transaction,
 // which takes milliseconds.
@@ -26,29 +26,28 @@ type ConsumerLag struct {
 	Seconds       float64
 }
 
-// BrokerLag reads each consumer group's lag from its JetStream consumer:
-// the messages not delivered yet and those delivered but not acknowledged,
-// and the age of the first one after the acknowledged floor. Groups that
-// have not subscribed yet are left out.
-func (b *Bus) BrokerLag(ctx context.Context) ([]ConsumerLag, error) {
-	if b.config.Broker == nil {
-		return nil, nil
-	}
-	js := b.config.Broker.js
+// Group is a consumer group and the module stream it reads.
+type Group struct{ Name, Stream string }
+
+// Lag reads each consumer group's lag from its JetStream consumer: the
+// messages not delivered yet and those delivered but not acknowledged, and
+// the age of the first one after the acknowledged floor. Groups that have
+// not subscribed yet are left out.
+func (b *Broker) Lag(ctx context.Context, groups []Group) ([]ConsumerLag, error) {
 	var out []ConsumerLag
-	for _, g := range b.groups {
-		name := BrokerStream(g.stream)
-		consumer, err := js.Consumer(ctx, name, durableName(g.name))
+	for _, g := range groups {
+		name := StreamName(g.Stream)
+		consumer, err := b.js.Consumer(ctx, name, durableName(g.Name))
 		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("consumer %s of %s: %w", g.name, name, err)
+			return nil, fmt.Errorf("consumer %s of %s: %w", g.Name, name, err)
 		}
 		info := consumer.CachedInfo() // as the lookup found it
-		lag := ConsumerLag{Group: g.name, Stream: g.stream, Messages: int64(info.NumPending) + int64(info.NumAckPending)}
+		lag := ConsumerLag{Group: g.Name, Stream: g.Stream, Messages: int64(info.NumPending) + int64(info.NumAckPending)}
 		if lag.Messages > 0 {
-			lag.Seconds = oldestAge(ctx, js, name, info.AckFloor.Stream+1)
+			lag.Seconds = oldestAge(ctx, b.js, name, info.AckFloor.Stream+1)
 		}
 		out = append(out, lag)
 	}

@@ -1,4 +1,4 @@
-package messaging
+package grouptx
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // attempt is one try of a handler on a message. A nacked message is retried
 // inside the same subscriber transaction, so a failed try's writes must not
 // stay and commit with the next one: the first handler write in the
-// subscriber's transaction (Tx) opens a SAVEPOINT, rolled back if the try
+// subscriber's transaction (Borrow) opens a SAVEPOINT, rolled back if the try
 // fails. Handlers that write nothing there (events a group passes over, read
 // models collecting a batch, handlers writing through a connection of their
 // own) cost no round trip.
@@ -31,16 +31,16 @@ type attempt struct {
 
 type attemptKey struct{}
 
-// savepointPerAttempt gives each handler try its attempt; log is told of a
+// Savepoints gives each handler try its attempt; log is told of a
 // try whose transaction was lost.
-func savepointPerAttempt(log *slog.Logger) message.HandlerMiddleware {
+func Savepoints(log *slog.Logger) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
-			tx, ok := subscriberTxFrom(msg.Context())
+			tx, ok := From(msg.Context())
 			if !ok {
 				return h(msg)
 			}
-			tx = raw(tx)
+			tx = Raw(tx)
 			a := &attempt{tx: tx}
 			ctx := msg.Context()
 			// The handler runs inside the subscriber's transaction: no outbound
@@ -100,9 +100,9 @@ func isAborted(err error) bool {
 	return errors.As(err, &pqErr) && pqErr.Code == "25P02"
 }
 
-// underSavepoint runs fn; if it fails, its writes are rolled back and the
+// UnderSavepoint runs fn; if it fails, its writes are rolled back and the
 // transaction stays usable.
-func underSavepoint(ctx context.Context, tx watermillsql.ContextExecutor, name string, fn func() error) error {
+func UnderSavepoint(ctx context.Context, tx watermillsql.ContextExecutor, name string, fn func() error) error {
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT "+name); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package messaging
+package pgstream
 
 import (
 	"context"
@@ -17,8 +17,8 @@ func InitializeStreams(ctx context.Context, db *sqlx.DB, streams []string) error
 	deadline := time.Second
 	sub, err := watermillsql.NewSubscriber(watermillsql.BeginnerFromStdSQL(db.DB), watermillsql.SubscriberConfig{
 		ConsumerGroup:  "stream-initializer",
-		SchemaAdapter:  schemaAdapter,
-		OffsetsAdapter: offsetsAdapter,
+		SchemaAdapter:  Schema,
+		OffsetsAdapter: Offsets,
 		AckDeadline:    &deadline,
 	}, watermill.NopLogger{})
 	if err != nil {
