@@ -158,8 +158,10 @@ func (t *Tx) Batch(key string, newBatch func() AtCommit) AtCommit {
 // batch's writes are the transaction's first, and the locks a handler that
 // changes aggregates takes before them (postgres.LockForChanges) come before
 // the transaction has an id, as they must for its events to keep their
-// aggregates' order. The handlers' own statements (savepoints, dead
-// letters, Tx) go to the transaction underneath (raw), never through here.
+// aggregates' order (Watermill acking a batch here, after its last
+// message, is pinned by pgstream's watermill_test.go, as is the *StdSQLTx
+// its beginner begins). The handlers' own statements (savepoints, dead
+// letters, Borrow) go to the transaction underneath (Raw), never through here.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (watermillsql.Result, error) {
 	if err := t.flush(); err != nil {
 		return nil, err

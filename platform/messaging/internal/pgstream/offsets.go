@@ -6,7 +6,7 @@ import (
 
 // unlockedOffsets is Watermill's offsets adapter without the row lock its
 // next-offset query takes (the advisory lock of grouptx.Beginner serialises a
-// group instead).
+// group instead). watermill_test.go holds it to Watermill's query.
 type unlockedOffsets struct {
 	watermillsql.DefaultPostgreSQLOffsetsAdapter
 }
