@@ -5,6 +5,7 @@ package faults
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"shipd/adapters/carriers/sandbox"
 	"shipd/platform/apptest"
@@ -230,9 +232,15 @@ func explainBrokerLag(t *testing.T, natsURL string, dbs map[string]*sql.DB) {
 		return
 	}
 	defer nc.Close()
-	js, _ := nc.JetStream()
-	for stream := range js.StreamNames() {
-		for info := range js.ConsumersInfo(stream) {
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	streams := js.StreamNames(ctx)
+	for stream := range streams.Name() {
+		s, err := js.Stream(ctx, stream)
+		if err != nil {
+			continue
+		}
+		for info := range s.ListConsumers(ctx).Info() {
 			t.Logf("broker %s/%s: pending %d, unacknowledged %d, redelivered %d, ack floor %d, delivered %d, waiting pulls %d",
 				stream, info.Name, info.NumPending, info.NumAckPending, info.NumRedelivered, info.AckFloor.Stream, info.Delivered.Stream, info.NumWaiting)
 		}

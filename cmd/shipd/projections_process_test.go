@@ -76,7 +76,7 @@ func TestProjectionsCommands(t *testing.T) {
 	list := runShipd(t, dsn, "projections", "list")
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`(?m)^NAME\s+EVENTS\s+TABLES\s+TOPICS$`),
-		regexp.MustCompile(`(?m)^channels\.channel_list\s+3\s+channels\.channel_list\s+shipping_channel\.created,`),
+		regexp.MustCompile(`(?m)^channels\.channel_list\s+3\s+channels\.channel_list\s+channels$`),
 		regexp.MustCompile(`(?m)^shipments\.shipment_list\s+0\s+shipments\.shipment_list,shipments\.shipment_list_seq,shipments\.shipment_counts,shipments\.shipment_list_blocks\s`),
 		regexp.MustCompile(`(?m)^tracking\.parcel_list\s+0\s+tracking\.parcel_list\s`),
 	} {

@@ -58,11 +58,6 @@ func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.projectio
 // Streams: the module's event stream.
 func (m *Module) Streams() []string { return []string{contract.Stream} }
 
-// LegacyTopics are its events' tables before the stream.
-func (m *Module) LegacyTopics() map[string]string {
-	return messaging.LegacyTopicsOf(contract.Stream, contract.EventTypes)
-}
-
 // Projections are the module's read models, for `shipd projections`.
 func (m *Module) Projections() []projection.Projection {
 	return []projection.Projection{m.projection.Definition()}

@@ -65,11 +65,6 @@ func (m *Module) RegisterHandlers(bus *messaging.Bus) error {
 // Streams: the module's event stream and the stream of commands it is sent.
 func (m *Module) Streams() []string { return []string{contract.Stream, contract.CommandStream} }
 
-// LegacyTopics are its events' tables before the stream.
-func (m *Module) LegacyTopics() map[string]string {
-	return messaging.LegacyTopicsOf(contract.Stream, contract.EventTypes)
-}
-
 // Workers are the module's background loops.
 func (m *Module) Workers() []server.Worker { return []server.Worker{m.checker} }
 

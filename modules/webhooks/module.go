@@ -61,8 +61,5 @@ func (m *Module) RegisterHandlers(bus *messaging.Bus) error { return m.events.Re
 // Streams: the module publishes no events and is sent no commands.
 func (m *Module) Streams() []string { return nil }
 
-// LegacyTopics: none.
-func (m *Module) LegacyTopics() map[string]string { return nil }
-
 // Workers are the module's background loops.
 func (m *Module) Workers() []server.Worker { return []server.Worker{m.delivery, m.retention} }

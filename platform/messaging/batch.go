@@ -10,6 +10,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jmoiron/sqlx"
 
+	"shipd/platform/messaging/internal/codec"
+	"shipd/platform/messaging/internal/grouptx"
 	"shipd/platform/postgres"
 )
 
@@ -43,7 +45,7 @@ func Takes[T any, PT interface {
 		stream: e.EventStream(),
 		decode: func(msg *message.Message) (Event, error) {
 			e := PT(new(T))
-			if err := marshaler.Unmarshal(msg, e); err != nil {
+			if err := codec.Marshaler.Unmarshal(msg, e); err != nil {
 				return nil, fmt.Errorf("decoding %s message %s: %w", e.EventType(), msg.UUID, err)
 			}
 			return e, nil
@@ -113,7 +115,7 @@ func SubscribeMessageChanges(b *Bus, group string, kinds []EventKind, newBatch f
 
 func addEvent(_ context.Context, b Batch, e Event) { b.Add(e) }
 
-func subscribeBatches[B atCommit](b *Bus, group string, kinds []EventKind, newBatch func() B, add func(ctx context.Context, b B, e Event), durable bool) error {
+func subscribeBatches[B grouptx.AtCommit](b *Bus, group string, kinds []EventKind, newBatch func() B, add func(ctx context.Context, b B, e Event), durable bool) error {
 	var streams []string
 	for _, k := range kinds {
 		streams = appendNew(streams, k.stream)
@@ -163,14 +165,14 @@ func SubscribeCommandBatches[T any, PT interface {
 
 // addToBatch adds a message to the subscriber transaction's batch under
 // key, or writes it at once when the group is going one by one.
-func addToBatch[B atCommit](ctx context.Context, key string, newBatch func() B, add func(B)) error {
-	wtx, ok := subscriberTxFrom(ctx)
+func addToBatch[B grouptx.AtCommit](ctx context.Context, key string, newBatch func() B, add func(B)) error {
+	wtx, ok := grouptx.From(ctx)
 	if !ok {
 		return errors.New("messaging: no subscriber transaction in context")
 	}
-	stx, ok := wtx.(*subscriberTx)
-	if ok && !stx.state.oneByOne.Load() {
-		add(stx.batch(key, func() atCommit { return newBatch() }).(B))
+	stx, ok := wtx.(*grouptx.Tx)
+	if ok && !stx.Group().OneByOne.Load() {
+		add(stx.Batch(key, func() grouptx.AtCommit { return newBatch() }).(B))
 		return nil
 	}
 	tx, err := Tx(ctx)
@@ -180,7 +182,7 @@ func addToBatch[B atCommit](ctx context.Context, key string, newBatch func() B, 
 	one := newBatch()
 	add(one)
 	if ok {
-		ctx = postgres.Within(ctx, stx.state.db, tx)
+		ctx = postgres.Within(ctx, stx.Group().DB, tx)
 	}
 	return one.Write(ctx, tx)
 }

@@ -2,216 +2,60 @@ package messaging
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
-	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
+	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/messaging/internal/broker"
 )
 
 // Broker is the connection to NATS JetStream, the event backbone beside
-// PostgreSQL when EVENT_BROKER_URL is set (ADR 0032): every module stream
-// is forwarded there, to a JetStream stream of its own.
-type Broker struct {
-	conn *nats.Conn
-	js   nats.JetStreamContext
-	jsx  jetstream.JetStream // the newer API: pull consumers (brokerReader)
-}
+// PostgreSQL when EVENT_BROKER_URL is set (ADR 0032).
+type Broker = broker.Broker
 
 // ConnectBroker connects to the NATS server at url. It returns at once even
 // when the server cannot be reached: the connection keeps trying, and what
-// is published meanwhile waits in the outbox (Problem says so).
-// The URL is EVENT_BROKER_URL, checked by config.Validate.
+// is published meanwhile waits in the outbox.
 func ConnectBroker(url string, logger *slog.Logger) (*Broker, error) {
-	conn, err := nats.Connect(url, nats.Name("shipd"),
-		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			logger.Warn("the event broker is unreachable; events wait in the outbox until it is back", "err", err)
-		}),
-		nats.ReconnectHandler(func(c *nats.Conn) {
-			logger.Info("the event broker is back; forwarding the events that waited", "server", c.ConnectedUrlRedacted())
-		}))
-	if err != nil {
-		return nil, fmt.Errorf("connecting to the event broker: %w", err)
-	}
-	js, err := conn.JetStream()
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("the event broker's JetStream: %w", err)
-	}
-	jsx, err := jetstream.New(conn)
-	if err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("the event broker's JetStream: %w", err)
-	}
-	return &Broker{conn: conn, js: js, jsx: jsx}, nil
+	return broker.Connect(url, logger)
 }
-
-// Problem says why the broker cannot take events now, or "".
-func (b *Broker) Problem() string {
-	if b.conn.IsConnected() {
-		return ""
-	}
-	return "the event broker is unreachable (" + strings.ToLower(b.conn.Status().String()) + "); events wait in the outbox"
-}
-
-// errBrokerUnreachable is what a forward that waited in vain returns.
-var errBrokerUnreachable = errors.New("the event broker is unreachable; the message stays in the outbox")
-
-// awaitConnected returns once the broker is connected, or
-// errBrokerUnreachable after wait.
-func (b *Broker) awaitConnected(ctx context.Context, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for !b.conn.IsConnected() {
-		if time.Now().After(deadline) {
-			return errBrokerUnreachable
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return nil
-}
-
-// Close closes the NATS connection; the Broker is unusable after it.
-func (b *Broker) Close() { b.conn.Close() }
 
 // BrokerSubject is the NATS subject a module stream is forwarded to.
-func BrokerSubject(stream string) string { return "shipd." + stream }
+func BrokerSubject(stream string) string { return broker.Subject(stream) }
 
 // BrokerStream is the name of the JetStream stream that keeps a module
-// stream (JetStream names allow no dots).
-func BrokerStream(stream string) string {
-	return "SHIPD_" + strings.ToUpper(brokerNames.Replace(stream))
+// stream.
+func BrokerStream(stream string) string { return broker.StreamName(stream) }
+
+// Forwarder moves every message of the module streams, the outbox, to the
+// broker, in each stream's order and at least once.
+type Forwarder = broker.Forwarder
+
+// NewForwarder forwards the outbox messages of streams in db to b;
+// config's zero fields take their defaults; it logs to logger (the default
+// logger when nil).
+func NewForwarder(db *sqlx.DB, config BusConfig, b *Broker, streams []string, logger *slog.Logger) *Forwarder {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	config.setDefaults()
+	return broker.NewForwarder(db, config.reading(), b, streams, logger)
 }
 
-// brokerNames turns a stream or group name into a JetStream name, which
-// allows no dots.
-var brokerNames = strings.NewReplacer(".", "_", "-", "_")
+// ConsumerLag is what one consumer group has not handled yet of its stream
+// on the broker, and how old the oldest of it is.
+type ConsumerLag = broker.ConsumerLag
 
-// brokerDuplicateWindow is how long JetStream remembers a message id: a
-// message forwarded again within it (the forwarder crashed between the
-// broker's ack and its own) is stored once.
-const brokerDuplicateWindow = 10 * time.Minute
-
-// AwaitStreams makes the streams (EnsureStreams), trying again every few
-// seconds while the broker cannot be reached; waiting says, once a try,
-// what waits for them. It returns ctx's error if ctx ends first.
-func (b *Broker) AwaitStreams(ctx context.Context, streams []string, logger *slog.Logger, waiting string) error {
-	for {
-		err := b.EnsureStreams(streams)
-		if err == nil {
-			return nil
-		}
-		logger.WarnContext(ctx, "the event broker's streams cannot be made yet; "+waiting, "err", err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Second):
-		}
+// BrokerLag reads each consumer group's lag from its JetStream consumer;
+// groups that have not subscribed yet are left out, and so is everything
+// when the bus reads PostgreSQL.
+func (b *Bus) BrokerLag(ctx context.Context) ([]ConsumerLag, error) {
+	if b.config.Broker == nil {
+		return nil, nil
 	}
-}
-
-// EnsureStreams makes, or brings up to date, the JetStream stream of each
-// module stream: kept on disk, every message (a rebuild replays them).
-func (b *Broker) EnsureStreams(streams []string) error {
-	for _, s := range streams {
-		cfg := &nats.StreamConfig{
-			Name:        BrokerStream(s),
-			Description: "shipd's " + s + " stream, forwarded from its PostgreSQL outbox",
-			Subjects:    []string{BrokerSubject(s)},
-			Storage:     nats.FileStorage,
-			Retention:   nats.LimitsPolicy,
-			Duplicates:  brokerDuplicateWindow,
-		}
-		// Twice: another instance may make the stream between a look and an
-		// add, which then fails.
-		var err error
-		for range 2 {
-			if _, err = b.js.StreamInfo(cfg.Name); errors.Is(err, nats.ErrStreamNotFound) {
-				_, err = b.js.AddStream(cfg)
-			} else if err == nil {
-				_, err = b.js.UpdateStream(cfg)
-			}
-			if err == nil {
-				break
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("JetStream stream %s: %w", cfg.Name, err)
-		}
+	groups := make([]broker.Group, len(b.groups))
+	for i, g := range b.groups {
+		groups[i] = broker.Group{Name: g.name, Stream: g.stream}
 	}
-	return nil
-}
-
-// brokerMaxAckPending is how many of a group's messages may be delivered
-// and not acknowledged: ten batches. One reader holds a batch at a time
-// (its turn), and a reader that crashed leaves its batch unacknowledged
-// until the ack wait. The limit must stay out of reach: nats-server 2.9
-// keeps a no-wait pull that meets it waiting, with no expiry, after the
-// client gave up on it, and later delivers messages to that dead request,
-// which come again only after the ack wait, and again to the next one
-// (measured: a group stalled for minutes after a kill -9 with the limit
-// at one batch).
-const brokerMaxAckPending = 10 * brokerBatch
-
-// pullConsumer makes, or brings up to date, a durable pull consumer of a
-// JetStream stream for a consumer group (brokerReader).
-func (b *Broker) pullConsumer(ctx context.Context, stream, durable string) (jetstream.Consumer, error) {
-	cfg := jetstream.ConsumerConfig{
-		Durable:       durable,
-		Description:   "shipd consumer group " + durable,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       brokerAckWait,
-		MaxAckPending: brokerMaxAckPending,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-	}
-	// The older API sees push consumers, which the newer does not.
-	info, err := b.js.ConsumerInfo(stream, durable, nats.Context(ctx))
-	switch {
-	case errors.Is(err, nats.ErrConsumerNotFound):
-	case err != nil:
-		return nil, err
-	case info.Config.DeliverSubject != "":
-		// A push consumer cannot become a pull one: it makes way for one
-		// that starts where it stopped.
-		if err := b.js.DeleteConsumer(stream, durable, nats.Context(ctx)); err != nil {
-			return nil, err
-		}
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, info.AckFloor.Stream+1
-	default:
-		// Where a consumer starts cannot be changed.
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverPolicy(info.Config.DeliverPolicy), info.Config.OptStartSeq
-	}
-	return b.jsx.CreateOrUpdateConsumer(ctx, stream, cfg)
-}
-
-// brokerWakeSubject is where the forwarder says, in a plain NATS message
-// outside JetStream, that it stored more of a stream: idle readers of the
-// stream take a turn at once rather than at their next poll.
-func brokerWakeSubject(stream string) string { return "shipd.wake." + stream }
-
-// wake tells a stream's idle readers, in every instance, that it has more.
-// Best effort: a wake-up lost leaves the readers to their poll.
-func (b *Broker) wake(stream string) { _ = b.conn.Publish(brokerWakeSubject(stream), nil) }
-
-// wakeups is a signal of the forwarder's wake-ups of stream; stop ends it.
-// Wake-ups that come while one waits unread are one.
-func (b *Broker) wakeups(stream string) (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	sub, err := b.conn.Subscribe(brokerWakeSubject(stream), func(*nats.Msg) {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	})
-	if err != nil {
-		return ch, func() {} // the poll interval stands in
-	}
-	return ch, func() { _ = sub.Unsubscribe() }
+	return b.config.Broker.Lag(ctx, groups)
 }

@@ -2,13 +2,13 @@ package messaging_test
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"shipd/platform/messaging"
 )
@@ -107,10 +107,10 @@ func TestAMessageDeliveredAgainAfterItWasAppliedIsPassedOver(t *testing.T) {
 	// the stream from its start.
 	js := jetStream(t, e.nats)
 	stream := messaging.BrokerStream("test.stream")
-	if err := js.DeleteConsumer(stream, "test_once"); err != nil {
+	if err := js.DeleteConsumer(t.Context(), stream, "test_once"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := js.AddConsumer(stream, &nats.ConsumerConfig{Durable: "test_once", AckPolicy: nats.AckExplicitPolicy,
+	if _, err := js.CreateConsumer(t.Context(), stream, jetstream.ConsumerConfig{Durable: "test_once", AckPolicy: jetstream.AckExplicitPolicy,
 		MaxAckPending: 100, AckWait: 10 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
@@ -131,67 +131,14 @@ func TestAMessageDeliveredAgainAfterItWasAppliedIsPassedOver(t *testing.T) {
 	}
 }
 
-// A consumer group that an earlier shipd read through a push consumer
-// goes on after what that consumer acknowledged, and not from the start.
-func TestAPushConsumerOfAnEarlierShipdIsTakenOverWhereItStopped(t *testing.T) {
-	e := newBrokerEnv(t)
-	e.publish(testEvent{N: 1}, testEvent{N: 2}, testEvent{N: 3})
-	js := jetStream(t, e.nats)
-	stream := messaging.BrokerStream("test.stream")
-	eventually(t, "the three are forwarded", func() bool { return len(brokerMessages(t, e.nats, "test.stream")) == 3 })
-	// The push consumer as the earlier shipd made it: a queue group on a
-	// deliver subject, one message in flight.
-	if _, err := js.AddConsumer(stream, &nats.ConsumerConfig{Durable: "test_upgraded", DeliverSubject: nats.NewInbox(),
-		DeliverGroup: "test_upgraded", AckPolicy: nats.AckExplicitPolicy, MaxAckPending: 1, AckWait: 10 * time.Second}); err != nil {
-		t.Fatal(err)
-	}
-	sub, err := js.QueueSubscribeSync(messaging.BrokerSubject("test.stream"), "test_upgraded", nats.Bind(stream, "test_upgraded"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		m, err := sub.NextMsg(deadline)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.AckSync(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := sub.Unsubscribe(); err != nil && err != nats.ErrConsumerNotFound {
-		t.Fatal(err)
-	}
-	if info, err := js.ConsumerInfo(stream, "test_upgraded"); err != nil || info.Config.DeliverSubject == "" {
-		t.Fatalf("the push consumer is not there to take over: %v %+v", err, info)
-	}
-
-	if err := onEvent(e.bus, "test.upgraded", insertScratch("upgraded")); err != nil {
-		t.Fatal(err)
-	}
-	e.start()
-	e.publish(testEvent{N: 4})
-	eventually(t, "the rest is applied", func() bool { return e.count(`SELECT count(*) FROM public.scratch`) >= 2 })
-	// A fifth, published now, is applied after whatever was to come before
-	// it: once it is, the two acknowledged before would have been too.
-	e.publish(testEvent{N: 5})
-	eventually(t, "the fifth is applied", func() bool { return e.count(`SELECT count(*) FROM public.scratch WHERE n = 5`) > 0 })
-	var applied []int
-	if err := e.db.SelectContext(t.Context(), &applied, `SELECT n FROM public.scratch ORDER BY id`); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(applied) != "[3 4 5]" {
-		t.Errorf("applied %v, want [3 4 5]", applied)
-	}
-}
-
-func jetStream(t *testing.T, url string) nats.JetStreamContext {
+func jetStream(t *testing.T, url string) jetstream.JetStream {
 	t.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	js, err := nc.JetStream()
+	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package messaging
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -16,28 +15,14 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"shipd/platform/messaging/internal/broker"
+	"shipd/platform/messaging/internal/codec"
+	"shipd/platform/messaging/internal/deadletter"
+	"shipd/platform/messaging/internal/grouptx"
+	"shipd/platform/messaging/internal/pgstream"
+	"shipd/platform/messaging/internal/wakeup"
 )
-
-// schemaAdapter is shared by publishers and subscribers so both agree on the
-// watermill_<topic> tables.
-var schemaAdapter = readCommittedSchema{watermillsql.DefaultPostgreSQLSchema{SubscribeBatchSize: 100}}
-
-// readCommittedSchema runs subscriber transactions at READ COMMITTED instead
-// of Watermill's REPEATABLE READ. Handlers of different consumer groups
-// upsert the same read-model rows (created and status_changed of one
-// channel arrive on two topics); under REPEATABLE READ the second one fails
-// with a serialization error that no retry inside the same transaction can
-// cure. One subscriber per consumer group reads at a time: groupBeginner
-// takes the group's advisory lock (ADR 0010).
-type readCommittedSchema struct {
-	watermillsql.DefaultPostgreSQLSchema
-}
-
-func (readCommittedSchema) SubscribeIsolationLevel() sql.IsolationLevel {
-	return sql.LevelReadCommitted
-}
-
-var offsetsAdapter = unlockedOffsets{}
 
 // BusConfig tunes the subscribers. Zero values get defaults.
 type BusConfig struct {
@@ -80,8 +65,13 @@ func (c *BusConfig) setDefaults() {
 		c.Retry = middleware.Retry{MaxRetries: 5, InitialInterval: 50 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2}
 	}
 	if c.Wakeup == nil {
-		c.Wakeup, _ = NewWakeup("", nil) // without a database to listen to it cannot fail
+		c.Wakeup, _ = wakeup.New("", nil) // without a database to listen to it cannot fail
 	}
+}
+
+// reading is how the config's subscribers read their streams.
+func (c BusConfig) reading() pgstream.Reading {
+	return pgstream.Reading{PollInterval: c.PollInterval, AckDeadline: c.AckDeadline, Wakeup: c.Wakeup}
 }
 
 // Validate reports settings that cannot work.
@@ -113,13 +103,17 @@ type Bus struct {
 // groupOfBus is a consumer group of the bus and the stream it reads.
 type groupOfBus struct{ name, stream string }
 
-// NewBus builds a Bus; add handlers, then Run it.
+// NewBus builds a Bus; add handlers, then Run it. Everything it logs goes
+// to logger (the default logger when nil).
 func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
 	config.setDefaults()
 	if err := config.Validate(); err != nil {
 		return nil, err
 	}
-	wlog := WatermillLogger(logger)
+	wlog := grouptx.WatermillLogger(logger)
 	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, wlog)
 	if err != nil {
 		return nil, err
@@ -134,9 +128,9 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 		slots = make(chan struct{}, config.MaxOpenTransactions)
 	}
 	router.AddMiddleware(
-		setAsideDeadLetters,
+		deadletter.SetAside(logger),
 		retry.Middleware,
-		savepointPerAttempt,
+		grouptx.Savepoints(logger),
 		middleware.Recoverer,
 	)
 	if config.Metrics != nil {
@@ -157,7 +151,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 		// A stream carries every event type of its module; a group takes
 		// the ones it has handlers for and passes over the rest.
 		AckOnUnknownEvent: true,
-		Marshaler:         marshaler,
+		Marshaler:         codec.Marshaler,
 		Logger:            wlog,
 	})
 	if err != nil {
@@ -174,7 +168,7 @@ func NewBus(db *sqlx.DB, config BusConfig, logger *slog.Logger) (*Bus, error) {
 			}
 			return b.subscriber(p.HandlerName, stream)
 		},
-		Marshaler: marshaler,
+		Marshaler: codec.Marshaler,
 		Logger:    wlog,
 	})
 	if err != nil {
@@ -208,43 +202,12 @@ func commandStream(cmd any) (string, error) {
 }
 
 func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
+	group := &grouptx.Group{FlushTimeout: b.config.AckDeadline, Durable: b.durable[consumerGroup], Log: b.log, DB: b.sqlx}
 	if b.config.Broker != nil {
-		return b.brokerReader(consumerGroup, stream), nil
+		begin := grouptx.Beginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), Key: "consumer:broker/" + consumerGroup, Slots: b.slots, Group: group}
+		return broker.NewReader(b.config.Broker, consumerGroup, stream, begin, b.config.AckDeadline, b.config.PollInterval, b.logger), nil
 	}
-	return streamSubscriber(b.db, b.config, b.slots, b.logger, b.groupState(consumerGroup), consumerGroup, stream)
-}
-
-// groupState is what a consumer group's transactions share.
-func (b *Bus) groupState(consumerGroup string) *groupState {
-	return &groupState{flushTimeout: b.config.AckDeadline, durable: b.durable[consumerGroup], log: b.log, db: b.sqlx}
-}
-
-// streamSubscriber reads stream in order for consumerGroup, one instance's
-// subscriber at a time (the group's advisory lock), at most len(slots)
-// subscriber transactions of the instance open at once (nil: no bound).
-func streamSubscriber(db *sql.DB, config BusConfig, slots chan struct{}, logger watermill.LoggerAdapter, state *groupState, consumerGroup, stream string) (message.Subscriber, error) {
-	deadline := config.AckDeadline
-	done := make(chan struct{})
-	beginner := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db), key: "consumer:" + stream + "/" + consumerGroup, slots: slots,
-		state: state}
-	sub, err := watermillsql.NewSubscriber(beginner, watermillsql.SubscriberConfig{
-		ConsumerGroup:  consumerGroup,
-		ResendInterval: 100 * time.Millisecond,
-		AckDeadline:    &deadline,
-		BackoffManager: newReaderBackoff(config.Wakeup, stream, config.PollInterval, 500*time.Millisecond, done),
-		SchemaAdapter:  schemaAdapter,
-		OffsetsAdapter: offsetsAdapter,
-		// Stream tables are made by InitializeStreams (migrate, serve
-		// start-up); initialising again here would serialise every
-		// subscriber of every instance on watermill's advisory lock at start.
-		InitializeSchema: false,
-	}, logger)
-	if err != nil {
-		return nil, err
-	}
-	// Patient outside: a subscription retried while the database is
-	// unavailable still ends when the router's context does.
-	return patientSubscriber{Subscriber: newGracefulSubscriber(sub, deadline, done)}, nil
+	return pgstream.Subscribe(b.db, b.config.reading(), b.slots, b.logger, group, consumerGroup, stream)
 }
 
 // Handler is one event type's handler in a consumer group.
@@ -305,20 +268,7 @@ func (b *Bus) Run(ctx context.Context) error {
 			return nil // ended before the broker came
 		}
 	}
-	return runRouter(ctx, b.router)
-}
-
-// runRouter runs router until ctx ends, then closes it rather than
-// cancelling its subscribers: the messages in hand are handled and
-// acknowledged, not cut off.
-func runRouter(ctx context.Context, router *message.Router) error {
-	closed := make(chan error, 1)
-	stop := context.AfterFunc(ctx, func() { closed <- router.Close() })
-	err := router.Run(context.WithoutCancel(ctx))
-	if !stop() {
-		err = errors.Join(err, <-closed)
-	}
-	return err
+	return grouptx.RunRouter(ctx, b.router)
 }
 
 // Running is closed once every handler is subscribed.
@@ -329,5 +279,5 @@ func (b *Bus) Close() error { return b.router.Close() }
 
 // WatermillLogger adapts slog for Watermill, demoting its chatty info lines.
 func WatermillLogger(logger *slog.Logger) watermill.LoggerAdapter {
-	return watermill.NewSlogLoggerWithLevelMapping(logger, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+	return grouptx.WatermillLogger(logger)
 }

@@ -2,136 +2,26 @@ package messaging
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
-	"strconv"
-	"time"
 
-	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
-	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jmoiron/sqlx"
 
-	"shipd/platform/postgres"
+	"shipd/platform/messaging/internal/deadletter"
 )
 
-// metadataForGroup marks a message put back on its stream by
-// RetryDeadLetter: only that consumer group handles it; the others, which
-// handled it the first time, pass over it.
-const metadataForGroup = "for_consumer_group"
-
-// metadataRetriedDeadLetter names the dead letter a retried copy comes
-// from: the copy is a new message of the stream with the original's id,
-// which the broker must not take for a repeat of the original.
-const metadataRetriedDeadLetter = "retried_dead_letter"
-
-// setAsideDeadLetters is the outermost handler middleware. A message that
-// failed every retry is written to platform.dead_letters in the subscriber's
-// transaction and acknowledged with it, so a poison message costs its stream
-// one round of retries, not its progress. Failures that are the database's
-// (unavailable, or shutting down) are not the message's fault: those are
-// nacked and read again.
-func setAsideDeadLetters(h message.HandlerFunc) message.HandlerFunc {
-	return func(msg *message.Message) ([]*message.Message, error) {
-		ctx := msg.Context()
-		group := message.HandlerNameFromCtx(ctx)
-		if only := msg.Metadata.Get(metadataForGroup); only != "" && only != group {
-			return nil, nil
-		}
-		out, err := h(msg)
-		if err == nil || postgres.IsUnavailable(err) || ctx.Err() != nil || errors.Is(err, context.Canceled) {
-			return out, err
-		}
-		tx, ok := subscriberTxFrom(ctx)
-		if !ok {
-			return nil, err
-		}
-		tx = raw(tx)
-		metadata, mErr := json.Marshal(msg.Metadata)
-		if mErr != nil {
-			return nil, errors.Join(err, mErr)
-		}
-		// Under a savepoint of its own: should the insert fail, the batch's
-		// transaction stays usable and the message is nacked, not lost.
-		if dErr := underSavepoint(ctx, tx, "dead_letter", func() error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO platform.dead_letters
-				(consumer_group, stream, message_uuid, name, payload, metadata, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-				group, message.SubscribeTopicFromCtx(ctx), msg.UUID, msg.Metadata.Get(MetadataName), []byte(msg.Payload), string(metadata), err.Error())
-			return err
-		}); dErr != nil {
-			return nil, fmt.Errorf("%w (and setting it aside failed: %v)", err, dErr)
-		}
-		slog.ErrorContext(ctx, "message set aside as a dead letter after every retry failed; see shipd events list",
-			"consumer_group", group, "message_uuid", msg.UUID, "event", msg.Metadata.Get(MetadataName), "err", err)
-		return nil, nil
-	}
-}
-
 // DeadLetter is a message one consumer group could not handle.
-type DeadLetter struct {
-	ID            int64      `db:"id"`
-	ConsumerGroup string     `db:"consumer_group"`
-	Stream        string     `db:"stream"`
-	MessageUUID   string     `db:"message_uuid"`
-	Name          string     `db:"name"`
-	Error         string     `db:"error"`
-	FailedAt      time.Time  `db:"failed_at"`
-	RetriedAt     *time.Time `db:"retried_at"`
-}
+type DeadLetter = deadletter.DeadLetter
+
+// ErrNoDeadLetter is returned for an id that is not a waiting dead letter.
+var ErrNoDeadLetter = deadletter.ErrNone
 
 // DeadLetters lists the dead letters, newest first; waiting only leaves out
 // those already put back.
 func DeadLetters(ctx context.Context, db sqlx.QueryerContext, waiting bool, limit int) ([]DeadLetter, error) {
-	var out []DeadLetter
-	err := sqlx.SelectContext(ctx, db, &out, `SELECT id, consumer_group, stream, message_uuid, name, error, failed_at, retried_at
-		FROM platform.dead_letters WHERE NOT $1 OR retried_at IS NULL ORDER BY id DESC LIMIT $2`, waiting, limit)
-	if err != nil {
-		return nil, fmt.Errorf("listing dead letters: %w", err)
-	}
-	return out, nil
+	return deadletter.List(ctx, db, waiting, limit)
 }
 
-// ErrNoDeadLetter is returned for an id that is not a waiting dead letter.
-var ErrNoDeadLetter = errors.New("no dead letter waiting with that id")
-
-// RetryDeadLetter puts the dead letter back at the end of its stream, with
-// its id and payload, for its consumer group alone, and marks it retried. It
-// is read after the events that followed it, so handlers keep their version
-// guards.
+// RetryDeadLetter puts the dead letter back at the end of its stream, for
+// its consumer group alone, and marks it retried.
 func RetryDeadLetter(ctx context.Context, db *sqlx.DB, id int64) error {
-	return postgres.InTx(ctx, db, func(tx *sqlx.Tx) error {
-		var d struct {
-			Group    string `db:"consumer_group"`
-			Stream   string `db:"stream"`
-			UUID     string `db:"message_uuid"`
-			Payload  []byte `db:"payload"`
-			Metadata []byte `db:"metadata"`
-		}
-		err := tx.GetContext(ctx, &d, `UPDATE platform.dead_letters SET retried_at = now()
-			WHERE id = $1 AND retried_at IS NULL RETURNING consumer_group, stream, message_uuid, payload, metadata`, id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNoDeadLetter
-		}
-		if err != nil {
-			return fmt.Errorf("retrying dead letter %d: %w", id, err)
-		}
-		var md message.Metadata
-		if err := json.Unmarshal(d.Metadata, &md); err != nil {
-			return fmt.Errorf("retrying dead letter %d: metadata: %w", id, err)
-		}
-		md.Set(metadataForGroup, d.Group)
-		md.Set(metadataRetriedDeadLetter, strconv.FormatInt(id, 10))
-		pub, err := watermillsql.NewPublisher(watermillsql.TxFromStdSQL(tx.Tx), watermillsql.PublisherConfig{SchemaAdapter: schemaAdapter}, WatermillLogger(nil))
-		if err != nil {
-			return err
-		}
-		msg := message.NewMessage(d.UUID, d.Payload)
-		msg.Metadata = md
-		if err := pub.Publish(d.Stream, msg); err != nil {
-			return fmt.Errorf("retrying dead letter %d: %w", id, err)
-		}
-		return notify(ctx, tx, []string{d.Stream})
-	})
+	return deadletter.Retry(ctx, db, id)
 }

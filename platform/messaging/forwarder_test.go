@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"shipd/platform/messaging"
 	"shipd/platform/messaging/natstest"
 )
 
 // brokerMessages reads every message JetStream keeps of stream, in order.
-func brokerMessages(t *testing.T, url, stream string) []*nats.RawStreamMsg {
+func brokerMessages(t *testing.T, url, stream string) []*jetstream.RawStreamMsg {
 	return natstest.Messages(t, url, messaging.BrokerStream(stream))
 }
 
@@ -51,9 +51,9 @@ func startForwarder(t *testing.T, e *env, url string) *messaging.Broker {
 // every message of test.stream there. The forwarder moves a stream in
 // order, so a test publishes last after the events it checks, to know that
 // none of those is still to come.
-func awaitOnBroker(t *testing.T, url string, last int) []*nats.RawStreamMsg {
+func awaitOnBroker(t *testing.T, url string, last int) []*jetstream.RawStreamMsg {
 	t.Helper()
-	var got []*nats.RawStreamMsg
+	var got []*jetstream.RawStreamMsg
 	eventually(t, fmt.Sprintf("event %d on the broker", last), func() bool {
 		got = brokerMessages(t, url, "test.stream")
 		for _, m := range got {
@@ -76,7 +76,7 @@ func TestTheForwarderMovesEachStreamToTheBrokerInOrder(t *testing.T) {
 	for i := range 20 {
 		e.publish(testEvent{N: i})
 	}
-	var got []*nats.RawStreamMsg
+	var got []*jetstream.RawStreamMsg
 	eventually(t, "20 events on the broker", func() bool {
 		got = brokerMessages(t, ns.URL, "test.stream")
 		return len(got) >= 20
@@ -97,7 +97,7 @@ func TestTheForwarderMovesEachStreamToTheBrokerInOrder(t *testing.T) {
 		if m.Subject != "shipd.test.stream" || m.Header.Get("name") != "test.happened" {
 			t.Fatalf("message %d: subject %q, event type %q", i, m.Subject, m.Header.Get("name"))
 		}
-		id := m.Header.Get(nats.MsgIdHdr)
+		id := m.Header.Get(jetstream.MsgIDHeader)
 		if id == "" || ids[id] {
 			t.Fatalf("message %d has id %q, empty or seen before", i, id)
 		}

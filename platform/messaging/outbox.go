@@ -8,6 +8,10 @@ import (
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/jmoiron/sqlx"
+
+	"shipd/platform/messaging/internal/codec"
+	"shipd/platform/messaging/internal/pgstream"
+	"shipd/platform/messaging/internal/wakeup"
 )
 
 // Outbox publishes events and sends commands as rows written by the caller's
@@ -36,7 +40,7 @@ func (o *Outbox) Publish(ctx context.Context, tx *sqlx.Tx, events ...Event) erro
 		GeneratePublishTopic: func(p cqrs.GenerateEventPublishTopicParams) (string, error) {
 			return p.Event.(Event).EventStream(), nil
 		},
-		Marshaler: marshaler,
+		Marshaler: codec.Marshaler,
 		Logger:    o.logger,
 	})
 	if err != nil {
@@ -49,7 +53,7 @@ func (o *Outbox) Publish(ctx context.Context, tx *sqlx.Tx, events ...Event) erro
 		}
 		streams = appendNew(streams, e.EventStream())
 	}
-	return notify(ctx, tx, streams)
+	return wakeup.NotifyAll(ctx, tx, streams)
 }
 
 // Send writes commands in tx, each on the command stream of the module that
@@ -66,7 +70,7 @@ func (o *Outbox) Send(ctx context.Context, tx *sqlx.Tx, commands ...Command) err
 		GeneratePublishTopic: func(p cqrs.CommandBusGeneratePublishTopicParams) (string, error) {
 			return p.Command.(Command).CommandStream(), nil
 		},
-		Marshaler: marshaler,
+		Marshaler: codec.Marshaler,
 		Logger:    o.logger,
 	})
 	if err != nil {
@@ -79,13 +83,11 @@ func (o *Outbox) Send(ctx context.Context, tx *sqlx.Tx, commands ...Command) err
 		}
 		streams = appendNew(streams, c.CommandStream())
 	}
-	return notify(ctx, tx, streams)
+	return wakeup.NotifyAll(ctx, tx, streams)
 }
 
 func (o *Outbox) publisher(tx *sqlx.Tx) (*watermillsql.Publisher, error) {
-	return watermillsql.NewPublisher(watermillsql.TxFromStdSQL(tx.Tx), watermillsql.PublisherConfig{
-		SchemaAdapter: schemaAdapter,
-	}, o.logger)
+	return pgstream.Publisher(tx.Tx, o.logger)
 }
 
 // PublishAll writes events of a module's own event interface in tx.

@@ -59,19 +59,15 @@ func (p Projection) Apply(ctx context.Context, tx *sqlx.Tx, tables Tables, msgs 
 }
 
 // Sources are the tables a replay reads: the streams the projection's events
-// travel on, and the legacy table of each of its event types (events written
-// before the streams; only older databases have them).
+// travel on.
 func (p Projection) Sources() []string {
-	var streams, legacy []string
+	var streams []string
 	for _, k := range p.Events {
 		if !slices.Contains(streams, k.Stream()) {
 			streams = append(streams, k.Stream())
 		}
-		if !slices.Contains(legacy, k.EventType()) {
-			legacy = append(legacy, k.EventType())
-		}
 	}
-	return append(legacy, streams...)
+	return streams
 }
 
 // Tables names the tables a projection writes: the live ones, or a rebuild's

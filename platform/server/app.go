@@ -163,11 +163,11 @@ func (a *App) Migrate(ctx context.Context) error {
 	if a.platform.DB != a.db {
 		// Every database holds every schema (ADR 0034); the platform's is
 		// also some other process's module database.
-		if err := Migrate(ctx, a.platform.DB, Streams(a.modules), LegacyTopics(a.modules)); err != nil {
+		if err := Migrate(ctx, a.platform.DB, Streams(a.modules)); err != nil {
 			return fmt.Errorf("the platform database: %w", err)
 		}
 	}
-	return Migrate(ctx, a.db, Streams(a.modules), LegacyTopics(a.modules))
+	return Migrate(ctx, a.db, Streams(a.modules))
 }
 
 // Projections is every module's read models, to list and rebuild.

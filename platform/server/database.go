@@ -68,16 +68,12 @@ func OpenModuleDatabase(ctx context.Context, cfg config.Config) (*sqlx.DB, func(
 	return openAt(ctx, cfg, ModuleDatabaseURL)
 }
 
-// Migrate applies the schema migrations, creates every stream's tables and
-// moves what legacy per-type topics still held onto the streams.
-func Migrate(ctx context.Context, db *sqlx.DB, streams []string, legacy messaging.LegacyTopics) error {
+// Migrate applies the schema migrations and creates every stream's tables.
+func Migrate(ctx context.Context, db *sqlx.DB, streams []string) error {
 	if _, err := migrations.Up(ctx, db.DB); err != nil {
 		return err
 	}
-	if err := messaging.InitializeStreams(ctx, db, streams); err != nil {
-		return err
-	}
-	return messaging.AdoptLegacyTopics(ctx, db, legacy)
+	return messaging.InitializeStreams(ctx, db, streams)
 }
 
 // SecretBox returns the box for secret settings. Local mode keeps a

@@ -24,9 +24,6 @@ type Module interface {
 	// Streams are the streams the module writes: its event stream and its
 	// command stream, as it has them.
 	Streams() []string
-	// LegacyTopics are the per-event-type tables the module's events had
-	// before its stream, each with the stream that now carries them.
-	LegacyTopics() map[string]string
 }
 
 // InternalModule is a module that answers other shipd processes on
@@ -82,17 +79,6 @@ func Streams(modules []Module) []string {
 	var out []string
 	for _, m := range modules {
 		out = append(out, m.Streams()...)
-	}
-	return out
-}
-
-// LegacyTopics returns every module's legacy topics.
-func LegacyTopics(modules []Module) messaging.LegacyTopics {
-	out := messaging.LegacyTopics{}
-	for _, m := range modules {
-		for topic, stream := range m.LegacyTopics() {
-			out[topic] = stream
-		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ package natstest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Server is one nats-server process of a test.
@@ -169,24 +171,29 @@ func freePort() (int, error) {
 
 // Messages reads every message the JetStream stream named stream keeps, in
 // order; none when it does not exist yet.
-func Messages(t testing.TB, url, stream string) []*nats.RawStreamMsg {
+func Messages(t testing.TB, url, stream string) []*jetstream.RawStreamMsg {
 	t.Helper()
 	conn, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	js, err := conn.JetStream()
+	js, err := jetstream.New(conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := js.StreamInfo(stream)
-	if err != nil || info.State.Msgs == 0 {
+	ctx := context.Background()
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
 		return nil
 	}
-	var out []*nats.RawStreamMsg
-	for seq := info.State.FirstSeq; seq <= info.State.LastSeq; seq++ {
-		m, err := js.GetMsg(stream, seq)
+	state := s.CachedInfo().State
+	if state.Msgs == 0 {
+		return nil
+	}
+	var out []*jetstream.RawStreamMsg
+	for seq := state.FirstSeq; seq <= state.LastSeq; seq++ {
+		m, err := s.GetMsg(ctx, seq)
 		if err != nil {
 			t.Fatalf("message %d of %s: %v", seq, stream, err)
 		}

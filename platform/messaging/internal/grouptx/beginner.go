@@ -1,4 +1,9 @@
-package messaging
+// Package grouptx is a consumer group's transactions, on either backbone:
+// one group at a time under its advisory lock, a bounded number open at
+// once, each try of a handler under a savepoint, and the work that waits for
+// the commit (a read model's batch, the forwarder's publishes) done right
+// before it.
+package grouptx
 
 import (
 	"context"
@@ -16,7 +21,7 @@ import (
 	"shipd/platform/postgres"
 )
 
-// groupBeginner begins the transactions of one consumer group's subscriber.
+// Beginner begins the transactions of one consumer group's subscriber.
 //
 // Watermill's PostgreSQL subscriber hands out only messages written by
 // transactions older than every transaction still running
@@ -25,44 +30,44 @@ import (
 // UPDATE, and a row lock takes an id: each subscriber held one for its whole
 // batch, and with nine groups busy at once the horizon hardly moved (ADR
 // 0030). Here the group is serialised by an advisory lock instead, which takes
-// no id (unlockedOffsets drops the FOR UPDATE), and read models write their
-// batch just before the commit (see subscriberTx): a subscriber's transaction
+// no id (pgstream.Offsets drops the FOR UPDATE), and read models write their
+// batch just before the commit (see Tx): a subscriber's transaction
 // gets its id at the acknowledgement, a moment before it ends.
-type groupBeginner struct {
+type Beginner struct {
 	watermillsql.Beginner
-	key   string        // the group's lock: "consumer:<stream>/<group>"
-	slots chan struct{} // nil: no bound on open transactions
-	state *groupState
+	Key   string        // the group's lock: "consumer:<stream>/<group>"
+	Slots chan struct{} // nil: no bound on open transactions
+	Group *Group
 }
 
-// groupState is what one group's transactions share.
-type groupState struct {
-	// oneByOne is set when a batch's writes failed at the commit: the next
+// Group is what one group's transactions share.
+type Group struct {
+	// OneByOne is set when a batch's writes failed at the commit: the next
 	// transaction applies each message in its handler, so the message at
 	// fault meets the retries and the dead-letter table on its own.
-	oneByOne atomic.Bool
-	// flushTimeout bounds the writes at a commit.
-	flushTimeout time.Duration
-	// durable groups change aggregates or make deliveries: their commits
+	OneByOne atomic.Bool
+	// FlushTimeout bounds the writes at a commit.
+	FlushTimeout time.Duration
+	// Durable groups change aggregates or make deliveries: their commits
 	// wait for the disk (see prepare).
-	durable bool
-	log     *slog.Logger
-	// db is the database the group's transactions are on, the module's:
+	Durable bool
+	Log     *slog.Logger // never nil
+	// DB is the database the group's transactions are on, the module's:
 	// a batch's writes run Within their transaction (see writePending).
-	db *sqlx.DB
+	DB *sqlx.DB
 }
 
-func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (watermillsql.Tx, error) {
-	if b.slots != nil {
+func (b Beginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (watermillsql.Tx, error) {
+	if b.Slots != nil {
 		select {
-		case b.slots <- struct{}{}:
+		case b.Slots <- struct{}{}:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
 	release := func() {
-		if b.slots != nil {
-			<-b.slots
+		if b.Slots != nil {
+			<-b.Slots
 		}
 	}
 	tx, err := b.Beginner.BeginTx(ctx, opts)
@@ -76,7 +81,7 @@ func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (waterm
 		return nil, err
 	}
 	std := tx.(*watermillsql.StdSQLTx) // prepare checked it
-	return &subscriberTx{StdSQLTx: std, release: release, state: b.state}, nil
+	return &Tx{StdSQLTx: std, release: release, group: b.Group}, nil
 }
 
 // prepare readies a subscriber transaction. The commit of a group that
@@ -90,7 +95,7 @@ func (b groupBeginner) BeginTx(ctx context.Context, opts *sql.TxOptions) (waterm
 // id, and so every reader's horizon, for the time of an fsync on every
 // batch. Another instance's subscriber of the same group waits on the lock,
 // as it waited for the offsets row before.
-func (b groupBeginner) prepare(ctx context.Context, tx watermillsql.Tx) error {
+func (b Beginner) prepare(ctx context.Context, tx watermillsql.Tx) error {
 	std, ok := tx.(*watermillsql.StdSQLTx)
 	if !ok {
 		return fmt.Errorf("messaging: unexpected transaction type %T", tx)
@@ -98,45 +103,49 @@ func (b groupBeginner) prepare(ctx context.Context, tx watermillsql.Tx) error {
 	// Said either way, whatever the server's default: a durable group's
 	// commit waits for the disk even on a server that does not by default.
 	commit := `SET LOCAL synchronous_commit = off`
-	if b.state.durable {
+	if b.Group.Durable {
 		commit = `SET LOCAL synchronous_commit = on`
 	}
 	if _, err := std.ExecContext(ctx, commit); err != nil {
 		return err
 	}
-	if err := postgres.Lock(ctx, std.Tx, b.key); err != nil {
-		return fmt.Errorf("locking consumer group %s: %w", b.key, err)
+	if err := postgres.Lock(ctx, std.Tx, b.Key); err != nil {
+		return fmt.Errorf("locking consumer group %s: %w", b.Key, err)
 	}
 	return nil
 }
 
-// subscriberTx is a subscriber's transaction: it gives its slot back when
+// Tx is a subscriber's transaction: it gives its slot back when
 // it ends, however it ends, and finishes what waits for its commit (the
-// read models' pending batches, the forwarder's publishes) right before it
-// commits, after Watermill has written the acknowledgement.
-type subscriberTx struct {
+// read models' pending batches, the forwarder's publishes, the batches of
+// handlers that change aggregates) right before Watermill writes the
+// acknowledgement (see ExecContext).
+type Tx struct {
 	*watermillsql.StdSQLTx
 	release func()
-	state   *groupState
+	group   *Group
 	once    sync.Once
 
 	mu      sync.Mutex
-	pending []pendingBatch // in the order they were started
+	pending []pendingWork // in the order they were started
 }
 
-type pendingBatch struct {
+type pendingWork struct {
 	key   string
-	batch atCommit
+	batch AtCommit
 }
 
-// atCommit is work a subscriber's transaction does right before its
+// AtCommit is work a subscriber's transaction does right before its
 // commit; an error rolls the transaction back.
-type atCommit interface {
+type AtCommit interface {
 	Write(ctx context.Context, tx *sqlx.Tx) error
 }
 
-// batch returns the pending work under key, started by newBatch if none.
-func (t *subscriberTx) batch(key string, newBatch func() atCommit) atCommit {
+// Group is the consumer group whose transaction t is.
+func (t *Tx) Group() *Group { return t.group }
+
+// Batch returns the pending work under key, started by newBatch if none.
+func (t *Tx) Batch(key string, newBatch func() AtCommit) AtCommit {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range t.pending {
@@ -145,7 +154,7 @@ func (t *subscriberTx) batch(key string, newBatch func() atCommit) atCommit {
 		}
 	}
 	b := newBatch()
-	t.pending = append(t.pending, pendingBatch{key, b})
+	t.pending = append(t.pending, pendingWork{key, b})
 	return b
 }
 
@@ -154,16 +163,18 @@ func (t *subscriberTx) batch(key string, newBatch func() atCommit) atCommit {
 // batch's writes are the transaction's first, and the locks a handler that
 // changes aggregates takes before them (postgres.LockForChanges) come before
 // the transaction has an id, as they must for its events to keep their
-// aggregates' order. The handlers' own statements (savepoints, dead
-// letters, Tx) go to the transaction underneath (raw), never through here.
-func (t *subscriberTx) ExecContext(ctx context.Context, query string, args ...any) (watermillsql.Result, error) {
+// aggregates' order (Watermill acking a batch here, after its last
+// message, is pinned by pgstream's watermill_test.go, as is the *StdSQLTx
+// its beginner begins). The handlers' own statements (savepoints, dead
+// letters, Borrow) go to the transaction underneath (Raw), never through here.
+func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (watermillsql.Result, error) {
 	if err := t.flush(); err != nil {
 		return nil, err
 	}
 	return t.StdSQLTx.ExecContext(ctx, query, args...)
 }
 
-func (t *subscriberTx) Commit() error {
+func (t *Tx) Commit() error {
 	defer t.free()
 	if err := t.flush(); err != nil {
 		return errors.Join(err, t.StdSQLTx.Rollback())
@@ -171,23 +182,23 @@ func (t *subscriberTx) Commit() error {
 	if err := t.StdSQLTx.Commit(); err != nil {
 		return err
 	}
-	t.state.oneByOne.Store(false)
+	t.group.OneByOne.Store(false)
 	return nil
 }
 
 // flush writes the pending batches. When they cannot be written nothing of
 // the transaction may commit, its acknowledgement included: the messages
 // are read again and applied a message at a time.
-func (t *subscriberTx) flush() error {
+func (t *Tx) flush() error {
 	if err := t.writePending(); err != nil {
-		t.state.oneByOne.Store(true)
-		t.state.logger().Warn("a batch of messages could not be written at once; they are applied one by one", "err", err)
+		t.group.OneByOne.Store(true)
+		t.group.Log.Warn("a batch of messages could not be written at once; they are applied one by one", "err", err)
 		return err
 	}
 	return nil
 }
 
-func (t *subscriberTx) writePending() error {
+func (t *Tx) writePending() error {
 	t.mu.Lock()
 	pending := t.pending
 	t.pending = nil
@@ -197,13 +208,13 @@ func (t *subscriberTx) writePending() error {
 	}
 	// The handlers' contexts ended with their messages: the writes get
 	// their own time.
-	ctx, cancel := context.WithTimeout(context.Background(), t.state.flushTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), t.group.FlushTimeout)
 	defer cancel()
 	tx := borrowed(t.StdSQLTx.Tx)
 	// A module's use case applying the batch writes through its
 	// repositories, whose InTx on the module's database joins this
 	// transaction.
-	ctx = postgres.Within(ctx, t.state.db, tx)
+	ctx = postgres.Within(ctx, t.group.DB, tx)
 	for _, p := range pending {
 		if err := p.batch.Write(ctx, tx); err != nil {
 			return fmt.Errorf("writing %s: %w", p.key, err)
@@ -212,52 +223,31 @@ func (t *subscriberTx) writePending() error {
 	return nil
 }
 
-func (t *subscriberTx) Rollback() error {
+func (t *Tx) Rollback() error {
 	defer t.free()
 	return t.StdSQLTx.Rollback()
 }
 
-func (t *subscriberTx) free() { t.once.Do(t.release) }
+func (t *Tx) free() { t.once.Do(t.release) }
 
-// unlockedOffsets is Watermill's offsets adapter without the row lock its
-// next-offset query takes (the advisory lock of groupBeginner serialises a
-// group instead).
-type unlockedOffsets struct {
-	watermillsql.DefaultPostgreSQLOffsetsAdapter
-}
-
-func (a unlockedOffsets) NextOffsetQuery(params watermillsql.NextOffsetQueryParams) (watermillsql.Query, error) {
-	return watermillsql.Query{
-		Query: `SELECT offset_acked, last_processed_transaction_id FROM ` + a.MessagesOffsetsTable(params.Topic) + ` WHERE consumer_group = $1`,
-		Args:  []any{params.ConsumerGroup},
-	}, nil
-}
-
-// raw is what a handler's own statements on a subscriber's transaction go
+// Raw is what a handler's own statements on a subscriber's transaction go
 // through: the transaction underneath, which writes no pending batch first
-// (see subscriberTx.ExecContext).
-func raw(tx watermillsql.Tx) watermillsql.Tx {
-	if t, ok := tx.(*subscriberTx); ok {
+// (see Tx.ExecContext).
+func Raw(tx watermillsql.Tx) watermillsql.Tx {
+	if t, ok := tx.(*Tx); ok {
 		return t.StdSQLTx
 	}
 	return tx
 }
 
-// stdTx returns the standard library transaction under a subscriber's
+// Std returns the standard library transaction under a subscriber's
 // transaction.
-func stdTx(tx watermillsql.Tx) (*sql.Tx, bool) {
+func Std(tx watermillsql.Tx) (*sql.Tx, bool) {
 	switch t := tx.(type) {
 	case *watermillsql.StdSQLTx:
 		return t.Tx, true
-	case *subscriberTx:
+	case *Tx:
 		return t.StdSQLTx.Tx, true
 	}
 	return nil, false
-}
-
-func (s *groupState) logger() *slog.Logger {
-	if s.log == nil {
-		return slog.Default()
-	}
-	return s.log
 }

@@ -1,4 +1,4 @@
-package messaging
+package pgstream
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 // exit instead of waiting it out.
 type patientSubscriber struct {
 	message.Subscriber
+	log *slog.Logger
 }
 
 const maxSubscribePause = 5 * time.Second
@@ -29,7 +30,7 @@ func (s patientSubscriber) Subscribe(ctx context.Context, topic string) (<-chan 
 		if err == nil || !postgres.IsUnavailable(err) || ctx.Err() != nil {
 			return ch, err
 		}
-		slog.WarnContext(ctx, "subscribing: database unavailable; trying again", "topic", topic, "err", err, "retry_in", pause.String())
+		s.log.WarnContext(ctx, "subscribing: database unavailable; trying again", "topic", topic, "err", err, "retry_in", pause.String())
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()

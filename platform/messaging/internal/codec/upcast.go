@@ -1,4 +1,4 @@
-package messaging
+package codec
 
 import (
 	"fmt"
@@ -61,6 +61,19 @@ func upcast(eventType string, from, to int, payload []byte) ([]byte, error) {
 	return payload, nil
 }
 
+// CanUpcast reports whether stored payloads of eventType at version from are
+// brought up to version to when read.
+func CanUpcast(eventType string, from, to int) bool {
+	upcasters.RLock()
+	defer upcasters.RUnlock()
+	for v := from; v < to; v++ {
+		if _, ok := upcasters.by[eventType][v]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // versionedMarshaler is Watermill's JSON marshaler plus the version stamp
 // and the upcasters.
 type versionedMarshaler struct {
@@ -72,7 +85,7 @@ func (m versionedMarshaler) Marshal(v any) (*message.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg.Metadata.Set(MetadataVersion, strconv.Itoa(eventVersion(v)))
+	msg.Metadata.Set(MetadataVersion, strconv.Itoa(Version(v)))
 	return msg, nil
 }
 
@@ -82,7 +95,7 @@ func (m versionedMarshaler) Unmarshal(msg *message.Message, v any) error {
 		return err
 	}
 	payload := msg.Payload
-	if want := eventVersion(v); stored != want {
+	if want := Version(v); stored != want {
 		if payload, err = upcast(m.NameFromMessage(msg), stored, want, payload); err != nil {
 			return fmt.Errorf("message %s: %w", msg.UUID, err)
 		}

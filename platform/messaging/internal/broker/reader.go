@@ -1,4 +1,4 @@
-package messaging
+package broker
 
 import (
 	"cmp"
@@ -16,6 +16,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"shipd/platform/messaging/internal/grouptx"
 )
 
 // brokerBatch is how many messages a consumer group takes from the broker
@@ -23,9 +25,9 @@ import (
 // the PostgreSQL subscribers read.
 const brokerBatch = 100
 
-// brokerReader reads a module stream from the broker for one consumer group
+// Reader reads a module stream from the broker for one consumer group
 // in batches (ADR 0032), as watermill-sql reads it from PostgreSQL: a batch
-// is handled in one subscriber transaction (groupBeginner: the group's
+// is handled in one subscriber transaction (grouptx.Beginner: the group's
 // advisory lock, a bounded slot), its messages passed to the router one at
 // a time, and the transaction commits, the read models' writes and the
 // group's stream position with it, before the batch is acknowledged.
@@ -40,11 +42,11 @@ const brokerBatch = 100
 // acknowledges) what is at or before it, a redelivery whose acknowledgement
 // was lost, and gives back what lies beyond a gap (messages a crashed
 // reader held come back after the ack wait).
-type brokerReader struct {
+type Reader struct {
 	broker   *Broker
 	group    string // the consumer group
 	stream   string // the module stream
-	begin    groupBeginner
+	begin    grouptx.Beginner
 	deadline time.Duration // how long a handler may take with a message
 	poll     time.Duration // how long an idle reader waits for a wake-up before it pulls anyway
 	logger   watermill.LoggerAdapter
@@ -54,12 +56,13 @@ type brokerReader struct {
 	done      sync.WaitGroup
 }
 
-func (b *Bus) brokerReader(consumerGroup, stream string) *brokerReader {
-	return &brokerReader{
-		broker: b.config.Broker, group: consumerGroup, stream: stream,
-		begin: groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), key: "consumer:broker/" + consumerGroup, slots: b.slots,
-			state: b.groupState(consumerGroup)},
-		deadline: b.config.AckDeadline, poll: b.config.PollInterval, logger: b.logger,
+// NewReader is the reader of stream on broker for consumerGroup: a batch's
+// transaction begun by begin, deadline for a handler's answer, an idle
+// reader asking the broker every poll.
+func NewReader(broker *Broker, consumerGroup, stream string, begin grouptx.Beginner, deadline, poll time.Duration, logger watermill.LoggerAdapter) *Reader {
+	return &Reader{
+		broker: broker, group: consumerGroup, stream: stream, begin: begin,
+		deadline: deadline, poll: poll, logger: logger,
 		closing: make(chan struct{}),
 	}
 }
@@ -67,7 +70,7 @@ func (b *Bus) brokerReader(consumerGroup, stream string) *brokerReader {
 // Subscribe starts reading. The router cancels ctx as it begins to close;
 // the reader stops at Close instead, after the message in hand, so nothing
 // is cut off mid-batch.
-func (r *brokerReader) Subscribe(ctx context.Context, _ string) (<-chan *message.Message, error) {
+func (r *Reader) Subscribe(ctx context.Context, _ string) (<-chan *message.Message, error) {
 	ctx = context.WithoutCancel(ctx)
 	consumer, err := r.consumer(ctx)
 	if err != nil {
@@ -85,13 +88,13 @@ func (r *brokerReader) Subscribe(ctx context.Context, _ string) (<-chan *message
 
 // Close stops the reader once the message in hand is answered, and waits
 // for it.
-func (r *brokerReader) Close() error {
+func (r *Reader) Close() error {
 	r.closeOnce.Do(func() { close(r.closing) })
 	r.done.Wait()
 	return nil
 }
 
-func (r *brokerReader) closed() bool {
+func (r *Reader) closed() bool {
 	select {
 	case <-r.closing:
 		return true
@@ -101,7 +104,7 @@ func (r *brokerReader) closed() bool {
 }
 
 // pause waits d, or less if the reader closes; it reports whether to go on.
-func (r *brokerReader) pause(d time.Duration) bool {
+func (r *Reader) pause(d time.Duration) bool {
 	select {
 	case <-r.closing:
 		return false
@@ -110,7 +113,7 @@ func (r *brokerReader) pause(d time.Duration) bool {
 	}
 }
 
-func (r *brokerReader) run(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) {
+func (r *Reader) run(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) {
 	wake, stop := r.broker.wakeups(r.stream)
 	defer stop()
 	busy := true // look at once when starting
@@ -144,14 +147,14 @@ func (r *brokerReader) run(ctx context.Context, consumer jetstream.Consumer, out
 // due reports whether the consumer has messages to deliver or waiting for
 // an acknowledgement (a crashed reader's, due again after the ack wait);
 // when the broker cannot say, a turn finds out.
-func (r *brokerReader) due(ctx context.Context, consumer jetstream.Consumer) bool {
+func (r *Reader) due(ctx context.Context, consumer jetstream.Consumer) bool {
 	info, err := consumer.Info(ctx)
 	return err != nil || info.NumPending > 0 || info.NumAckPending > 0
 }
 
 // recover pauses after a failure and makes the consumer again if it is
 // gone (deleted, or its stream made again); false when the reader closed.
-func (r *brokerReader) recover(ctx context.Context, consumer *jetstream.Consumer, failure error) bool {
+func (r *Reader) recover(ctx context.Context, consumer *jetstream.Consumer, failure error) bool {
 	r.logger.Info("reading from the event broker failed; trying again", watermill.LogFields{"consumer_group": r.group, "err": failure.Error()})
 	pause := time.Second // the broker away
 	if r.broker.conn.IsConnected() {
@@ -196,7 +199,7 @@ func collect(batch jetstream.MessageBatch, err error) ([]jetstream.Msg, error) {
 // it applied or passed over; the rest goes back to the broker. It returns
 // how many messages it applied or passed over, and an error when it could
 // not take its turn.
-func (r *brokerReader) turn(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) (int, error) {
+func (r *Reader) turn(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) (int, error) {
 	tx, err := r.begin.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return 0, fmt.Errorf("beginning a batch's transaction: %w", err)
@@ -300,12 +303,12 @@ const (
 
 // pass hands one message to the router in the batch's transaction and
 // waits for its handlers' answer.
-func (r *brokerReader) pass(ctx context.Context, tx watermillsql.Tx, m jetstream.Msg, out chan<- *message.Message) (answer, error) {
+func (r *Reader) pass(ctx context.Context, tx watermillsql.Tx, m jetstream.Msg, out chan<- *message.Message) (answer, error) {
 	msg, err := (&wmnats.NATSMarshaler{}).Unmarshal(&nats.Msg{Subject: m.Subject(), Data: m.Data(), Header: m.Headers()})
 	if err != nil {
 		return nacked, err
 	}
-	msg.SetContext(withSubscriberTx(ctx, tx))
+	msg.SetContext(grouptx.With(ctx, tx))
 	select {
 	case out <- msg:
 	case <-r.closing:
@@ -325,10 +328,9 @@ func (r *brokerReader) pass(ctx context.Context, tx watermillsql.Tx, m jetstream
 
 // position is the stream sequence of the last message the group applied:
 // the stored one, or, before the group has stored any, the consumer's
-// acknowledged floor, or the message before the one it starts at (a
-// consumer made in place of an earlier shipd's).
-func (r *brokerReader) position(ctx context.Context, tx watermillsql.Tx, consumer jetstream.Consumer) (uint64, error) {
-	std, ok := stdTx(tx)
+// acknowledged floor.
+func (r *Reader) position(ctx context.Context, tx watermillsql.Tx, consumer jetstream.Consumer) (uint64, error) {
+	std, ok := grouptx.Std(tx)
 	if !ok {
 		return 0, fmt.Errorf("messaging: unexpected transaction type %T", tx)
 	}
@@ -340,16 +342,13 @@ func (r *brokerReader) position(ctx context.Context, tx watermillsql.Tx, consume
 		if err != nil {
 			return 0, err
 		}
-		if info.Config.DeliverPolicy == jetstream.DeliverByStartSequencePolicy && info.Config.OptStartSeq > 0 {
-			return max(info.AckFloor.Stream, info.Config.OptStartSeq-1), nil
-		}
 		return info.AckFloor.Stream, nil
 	}
 	return uint64(seq), err
 }
 
 // advance stores the group's position in the batch's transaction.
-func (r *brokerReader) advance(ctx context.Context, tx watermillsql.Tx, seq uint64) error {
+func (r *Reader) advance(ctx context.Context, tx watermillsql.Tx, seq uint64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO platform.broker_offsets (consumer_group, stream, stream_sequence) VALUES ($1, $2, $3)
 		ON CONFLICT (consumer_group, stream) DO UPDATE SET stream_sequence = excluded.stream_sequence, updated_at = now()`,
 		r.group, r.stream, int64(seq))
@@ -378,9 +377,9 @@ func giveBack(batches ...[]jetstream.Msg) {
 
 // consumer makes, or binds to, the group's durable pull consumer, trying
 // again while the broker cannot be reached.
-func (r *brokerReader) consumer(ctx context.Context) (jetstream.Consumer, error) {
+func (r *Reader) consumer(ctx context.Context) (jetstream.Consumer, error) {
 	for {
-		c, err := r.broker.pullConsumer(ctx, BrokerStream(r.stream), durableName(r.group))
+		c, err := r.broker.pullConsumer(ctx, StreamName(r.stream), durableName(r.group))
 		if err == nil {
 			return c, nil
 		}

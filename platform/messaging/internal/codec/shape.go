@@ -1,4 +1,4 @@
-package messaging
+package codec
 
 import (
 	"encoding/json"
@@ -20,26 +20,7 @@ func Shape(v any) string {
 	var lines []string
 	describe(reflect.TypeOf(v), "", &lines, map[reflect.Type]bool{})
 	slices.Sort(lines)
-	return fmt.Sprintf("%s v%d\n%s\n", messageName(v), eventVersion(v), strings.Join(lines, "\n"))
-}
-
-// Version is the payload version v is written with.
-func Version(v any) int { return eventVersion(v) }
-
-// Name is the event type or command name of v.
-func Name(v any) string { return messageName(v) }
-
-// CanUpcast reports whether stored payloads of eventType at version from are
-// brought up to version to when read.
-func CanUpcast(eventType string, from, to int) bool {
-	upcasters.RLock()
-	defer upcasters.RUnlock()
-	for v := from; v < to; v++ {
-		if _, ok := upcasters.by[eventType][v]; !ok {
-			return false
-		}
-	}
-	return true
+	return fmt.Sprintf("%s v%d\n%s\n", Name(v), Version(v), strings.Join(lines, "\n"))
 }
 
 var (

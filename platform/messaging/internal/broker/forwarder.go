@@ -1,4 +1,4 @@
-package messaging
+package broker
 
 import (
 	"context"
@@ -11,6 +11,11 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/jmoiron/sqlx"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"shipd/platform/messaging/internal/deadletter"
+	"shipd/platform/messaging/internal/grouptx"
+	"shipd/platform/messaging/internal/pgstream"
 )
 
 // forwarderGroup is the forwarder's consumer group on every stream: its
@@ -26,17 +31,16 @@ const forwarderGroup = "broker.forwarder"
 // the messages wait in the outbox; nothing is set aside or dropped.
 type Forwarder struct {
 	db      *sqlx.DB
-	config  BusConfig
+	reading pgstream.Reading
 	broker  *Broker
 	streams []string
 	logger  *slog.Logger
 }
 
 // NewForwarder forwards the outbox messages of streams in db to broker;
-// config's zero fields take their defaults.
-func NewForwarder(db *sqlx.DB, config BusConfig, broker *Broker, streams []string, logger *slog.Logger) *Forwarder {
-	config.setDefaults()
-	return &Forwarder{db: db, config: config, broker: broker, streams: streams, logger: logger}
+// read as reading says; it logs to logger.
+func NewForwarder(db *sqlx.DB, reading pgstream.Reading, broker *Broker, streams []string, logger *slog.Logger) *Forwarder {
+	return &Forwarder{db: db, reading: reading, broker: broker, streams: streams, logger: logger}
 }
 
 // Name names the worker.
@@ -51,7 +55,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	if err := f.broker.AwaitStreams(ctx, f.streams, f.logger, "events wait in the outbox"); err != nil {
 		return nil // ended before the broker came
 	}
-	wlog := WatermillLogger(f.logger)
+	wlog := grouptx.WatermillLogger(f.logger)
 	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, wlog)
 	if err != nil {
 		return err
@@ -60,13 +64,13 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	// message is read again from the outbox: never a dead letter.
 	router.AddMiddleware(middleware.Retry{MaxRetries: 3, InitialInterval: 100 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2, Logger: wlog}.Middleware)
 	for _, s := range f.streams {
-		sub, err := streamSubscriber(f.db.DB, f.config, nil, wlog, &groupState{flushTimeout: f.config.AckDeadline, log: f.logger, db: f.db}, forwarderGroup, s)
+		sub, err := pgstream.Subscribe(f.db.DB, f.reading, nil, wlog, &grouptx.Group{FlushTimeout: f.reading.AckDeadline, Log: f.logger, DB: f.db}, forwarderGroup, s)
 		if err != nil {
 			return err
 		}
 		router.AddNoPublisherHandler("forward."+s, s, sub, f.forward(s))
 	}
-	if err := runRouter(ctx, router); err != nil {
+	if err := grouptx.RunRouter(ctx, router); err != nil {
 		return fmt.Errorf("forwarding to the event broker: %w", err)
 	}
 	return nil
@@ -79,7 +83,7 @@ func (f *Forwarder) Run(ctx context.Context) error {
 // on one connection, and JetStream stores them in that order. A group going
 // one by one after a failed batch waits for each acknowledgement.
 func (f *Forwarder) forward(stream string) message.NoPublishHandlerFunc {
-	subject := BrokerSubject(stream)
+	subject := Subject(stream)
 	return func(m *message.Message) error {
 		ctx := m.Context()
 		// While the broker is away the message waits here, not in a loop of
@@ -91,18 +95,18 @@ func (f *Forwarder) forward(stream string) message.NoPublishHandlerFunc {
 		if err != nil {
 			return err
 		}
-		if wtx, ok := subscriberTxFrom(ctx); ok {
-			if stx, ok := wtx.(*subscriberTx); ok && !stx.state.oneByOne.Load() {
+		if wtx, ok := grouptx.From(ctx); ok {
+			if stx, ok := wtx.(*grouptx.Tx); ok && !stx.Group().OneByOne.Load() {
 				ack, err := f.broker.js.PublishMsgAsync(out)
 				if err != nil {
 					return err
 				}
-				acks := stx.batch("broker.forward", func() atCommit { return &publishAcks{wake: func() { f.broker.wake(stream) }} }).(*publishAcks)
+				acks := stx.Batch("broker.forward", func() grouptx.AtCommit { return &publishAcks{wake: func() { f.broker.wake(stream) }} }).(*publishAcks)
 				acks.futures = append(acks.futures, ack)
 				return nil
 			}
 		}
-		if _, err := f.broker.js.PublishMsg(out, nats.Context(ctx)); err != nil {
+		if _, err := f.broker.js.PublishMsg(ctx, out); err != nil {
 			return err
 		}
 		f.broker.wake(stream)
@@ -115,7 +119,7 @@ func (f *Forwarder) forward(stream string) message.NoPublishHandlerFunc {
 // again, a message at a time, and JetStream stores again only what it
 // had not stored (the message ids).
 type publishAcks struct {
-	futures []nats.PubAckFuture
+	futures []jetstream.PubAckFuture
 	wake    func() // tells the stream's idle readers, once all is stored
 }
 
@@ -124,7 +128,7 @@ func (p *publishAcks) Write(ctx context.Context, _ *sqlx.Tx) error {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			return fmt.Errorf("the event broker did not store message %s: %w", f.Msg().Header.Get(nats.MsgIdHdr), err)
+			return fmt.Errorf("the event broker did not store message %s: %w", f.Msg().Header.Get(jetstream.MsgIDHeader), err)
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the event broker to store a batch: %w", ctx.Err())
 		}
@@ -145,10 +149,10 @@ func (m brokerMarshaler) Marshal(topic string, msg *message.Message) (*nats.Msg,
 		return nil, err
 	}
 	id := msg.UUID
-	if dl := msg.Metadata.Get(metadataRetriedDeadLetter); dl != "" {
+	if dl := msg.Metadata.Get(deadletter.MetadataRetried); dl != "" {
 		id += "/dead-letter-" + dl
 	}
-	out.Header.Set(nats.MsgIdHdr, id)
+	out.Header.Set(jetstream.MsgIDHeader, id)
 	return out, nil
 }
 

@@ -1,8 +1,9 @@
-package messaging
+package pgstream
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -10,51 +11,9 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/lib/pq"
 
+	"shipd/platform/messaging/internal/grouptx"
 	"shipd/platform/postgres/pgtest"
 )
-
-// A second subscriber transaction waits while the only slot is taken, and
-// gets it once the first ends, however it ends.
-func TestGroupBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
-	db := pgtest.Open(t)
-	b := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), key: "consumer:test/slots",
-		slots: make(chan struct{}, 1), state: &groupState{flushTimeout: time.Second}}
-	first, err := b.BeginTx(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := stdTx(first); !ok {
-		t.Fatalf("a subscriber transaction %T is not seen as a standard one", first)
-	}
-	waiting, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-	defer cancel()
-	if _, err := b.BeginTx(waiting, nil); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a second transaction began while the slot was taken: %v", err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		second, err := b.BeginTx(t.Context(), nil)
-		if err == nil {
-			err = second.Commit()
-		}
-		got <- err
-	}()
-	if err := first.Rollback(); err != nil {
-		t.Fatal(err)
-	}
-	_ = first.Rollback() // a second end gives no second slot back
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the freed slot was not handed on")
-	}
-	if len(b.slots) != 0 {
-		t.Errorf("%d slots still taken after both transactions ended", len(b.slots))
-	}
-}
 
 // Two subscribers of one group read one at a time, and a subscriber that
 // has read its batch holds no transaction id: Watermill's readers, which
@@ -62,7 +21,7 @@ func TestGroupBeginnerHoldsSubscribersToTheirSlots(t *testing.T) {
 // by it.
 func TestGroupBeginnerSerialisesAGroupWithoutATransactionID(t *testing.T) {
 	db := pgtest.Open(t)
-	b := groupBeginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), key: "consumer:test/serial", state: &groupState{flushTimeout: time.Second}}
+	b := grouptx.Beginner{Beginner: watermillsql.BeginnerFromStdSQL(db.DB), Key: "consumer:test/serial", Group: &grouptx.Group{FlushTimeout: time.Second, Log: slog.New(slog.DiscardHandler)}}
 	first, err := b.BeginTx(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,11 +34,11 @@ func TestGroupBeginnerSerialisesAGroupWithoutATransactionID(t *testing.T) {
 	}
 	// A group that has read before has its offsets row, which Watermill's
 	// own query locks.
-	if _, err := db.Exec(`INSERT INTO ` + offsetsAdapter.MessagesOffsetsTable("test.serial") +
+	if _, err := db.Exec(`INSERT INTO ` + Offsets.MessagesOffsetsTable("test.serial") +
 		` (consumer_group, offset_acked, last_processed_transaction_id) VALUES ('serial', 0, '0')`); err != nil {
 		t.Fatal(err)
 	}
-	read, err := schemaAdapter.SelectQuery(watermillsql.SelectQueryParams{Topic: "test.serial", ConsumerGroup: "serial", OffsetsAdapter: offsetsAdapter})
+	read, err := Schema.SelectQuery(watermillsql.SelectQueryParams{Topic: "test.serial", ConsumerGroup: "serial", OffsetsAdapter: Offsets})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +47,7 @@ func TestGroupBeginnerSerialisesAGroupWithoutATransactionID(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows.Close()
-	std, _ := stdTx(first)
+	std, _ := grouptx.Std(first)
 	var xid *string
 	if err := std.QueryRowContext(t.Context(), `SELECT pg_current_xact_id_if_assigned()::text`).Scan(&xid); err != nil {
 		t.Fatal(err)
@@ -130,12 +89,12 @@ func (f *flakySubscriber) Subscribe(context.Context, string) (<-chan *message.Me
 func TestPatientSubscriberWaitsOutDatabaseTrouble(t *testing.T) {
 	full := &pq.Error{Code: "53300", Message: "sorry, too many clients already"}
 	f := &flakySubscriber{failures: []error{full, full}}
-	if ch, err := (patientSubscriber{Subscriber: f}).Subscribe(t.Context(), "topic"); err != nil || ch == nil || f.calls != 3 {
+	if ch, err := (patientSubscriber{Subscriber: f, log: slog.New(slog.DiscardHandler)}).Subscribe(t.Context(), "topic"); err != nil || ch == nil || f.calls != 3 {
 		t.Errorf("after two refusals: %v, %d calls; want a subscription on the third", err, f.calls)
 	}
 	bad := errors.New("relation does not exist")
 	f = &flakySubscriber{failures: []error{bad}}
-	if _, err := (patientSubscriber{Subscriber: f}).Subscribe(t.Context(), "topic"); !errors.Is(err, bad) || f.calls != 1 {
+	if _, err := (patientSubscriber{Subscriber: f, log: slog.New(slog.DiscardHandler)}).Subscribe(t.Context(), "topic"); !errors.Is(err, bad) || f.calls != 1 {
 		t.Errorf("a real failure: %v after %d calls; want it at once", err, f.calls)
 	}
 }
