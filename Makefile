@@ -4,7 +4,7 @@ BIN     := bin/shipd
 PKGS    := ./...
 FUZZTIME ?= 200x
 
-.PHONY: run build test test-each test-split test-sdk-go test-sdk-ts browser lint-openapi fuzz fuzz-each vet check-generated generate bench faults lint db-stop clean
+.PHONY: run build test test-each test-split test-sdk-go test-sdk-ts browser lint-openapi fuzz fuzz-each vet check-generated generate bench soak faults lint db-stop clean
 
 ## run: build and serve on HTTP_ADDR (default 127.0.0.1:8080); without
 ## DATABASE_URL a local PostgreSQL cluster under .data/postgres is started or reused.
@@ -147,8 +147,18 @@ faults:
 
 ## bench: every benchmark in one go (list latency and writes against their SQL
 ## baselines, tracking checks/s, webhook deliveries/s against a bare client,
-## read-model lag, the shipd process's RSS idle and under load) on a durable
-## PostgreSQL of its own; writes the report architecture/benchmarks.md. About
-## 15 minutes on 2 cores, more when other work loads the machine.
+## read-model lag, the shipd process's RSS idle and under load, the sweep of
+## 50 to 400 writes/s with the list, booking, tracking-start and webhook lags
+## and the sustainable rate on both backbones, two instances beside one) on a
+## durable PostgreSQL of its own; writes the report architecture/benchmarks.md.
+## About an hour on 2 cores, more when other work loads the machine.
 bench:
 	$(GO) run ./cmd/shipd-bench -out architecture/benchmarks.md
+
+## soak: 20 minutes at 150 writes/s on one `shipd serve` process (booking,
+## tracking and webhooks on, PostgreSQL alone, a durable cluster of its own):
+## RSS, every consumer group's lag and the webhook lag in each quarter, and
+## whether each stays flat; writes the report architecture/soak.md. Not in CI.
+## SOAKFLAGS adds shipd-bench flags: -soak-duration, -soak-rate, -out.
+soak:
+	$(GO) run ./cmd/shipd-bench -only soak -out architecture/soak.md $(SOAKFLAGS)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"shipd/platform/postgres"
 	"shipd/platform/postgres/localcluster"
 )
 
@@ -31,7 +32,8 @@ func main() {
 	flag.BoolVar(&nonDurable, "non-durable", true, "also measure the writes with fsync, synchronous_commit and full_page_writes off (only on the bench's own cluster)")
 	flag.IntVar(&lagRate, "lag-rate", lagRate, "writes/s offered while the shipd process's read-model lag is sampled")
 	flag.DurationVar(&lagDuration, "lag-duration", lagDuration, "how long those writes are offered")
-	flag.StringVar(&only, "only", "", "comma-separated parts to run (process, broker, list, writes, tracking, webhooks); empty runs all")
+	flag.StringVar(&only, "only", "", "comma-separated parts to run (process, broker, sweep, instances, soak, list, writes, tracking, webhooks); empty runs all but soak")
+	registerLoadFlags()
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -74,7 +76,14 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 	}
 	loadBefore := loadAverage()
 	var body strings.Builder
-	wants := func(part string) bool { return only == "" || slices.Contains(strings.Split(only, ","), part) }
+	// The soak takes 20 minutes: only when asked for by name (make soak).
+	wants := func(part string) bool {
+		return only == "" && part != "soak" || slices.Contains(strings.Split(only, ","), part)
+	}
+	settings, err := settingsOf(ctx, dsn)
+	if err != nil {
+		return err
+	}
 	// The process first, alone: the measured instance is the only one on
 	// the database (no subscriber of another instance shares its consumer
 	// groups), and the database has none of the other parts' backlog (the
@@ -91,24 +100,60 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 			return fmt.Errorf("broker: %w", err)
 		}
 	}
+	if err := benchLoads(ctx, dsn, wants, &body); err != nil {
+		return err
+	}
+	if err := benchInProcess(ctx, dsn, owned, wants, rows, samples, duration, parcels, deliveries, &body); err != nil {
+		return err
+	}
+
+	var report strings.Builder
+	by := "make bench"
+	if only == "soak" {
+		by = "make soak"
+	}
+	fmt.Fprintf(&report, "# Benchmarks\n\nWritten by `%s` on %s: %s.\n", by, time.Now().UTC().Format("2006-01-02"), machine())
+	fmt.Fprintf(&report, "shipd and PostgreSQL run on the same machine, which other work shares (load average %s at the start, %s at the end);\n", loadBefore, loadAverage())
+	fmt.Fprintf(&report, "requests go over real HTTP on loopback, one at a time for latencies.\n\n")
+	if owned {
+		fmt.Fprintf(&report, "PostgreSQL: a cluster of its own started by the bench with PostgreSQL's default settings (durable: each\n"+
+			"commit is flushed to disk before it is answered), its files on %s. ", storage(os.TempDir()))
+	} else {
+		fmt.Fprintf(&report, "PostgreSQL: the server at `DATABASE_URL`. ")
+	}
+	fmt.Fprintf(&report, "As read from the server: %s.\n\n", settings)
+	report.WriteString(body.String())
+	if err := os.WriteFile(out, []byte(report.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Print(report.String())
+	logf("report written to %s", out)
+	return nil
+}
+
+func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "shipd-bench: "+format+"\n", args...) }
+
+// benchInProcess runs the parts measured on a shipd instance in this
+// process (list, writes, tracking, webhooks), when any is asked for.
+func benchInProcess(ctx context.Context, dsn string, owned bool, wants func(string) bool, rows, samples int, duration time.Duration,
+	parcels, deliveries int, body *strings.Builder) error {
+	if !slices.ContainsFunc([]string{"list", "writes", "tracking", "webhooks"}, wants) {
+		return nil
+	}
 	env, err := startService(ctx, dsn, nil)
 	if err != nil {
 		return err
 	}
 	defer env.stop()
-	settings, err := serverSettings(ctx, env.db)
-	if err != nil {
-		return err
-	}
 
 	parts := []struct {
 		name string
 		run  func() error
 	}{
-		{"list", func() error { return benchShipmentList(ctx, env, rows, samples, &body) }},
-		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, owned && nonDurable, &body) }},
-		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, &body) }},
-		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, &body) }},
+		{"list", func() error { return benchShipmentList(ctx, env, rows, samples, body) }},
+		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, owned && nonDurable, body) }},
+		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, body) }},
+		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, body) }},
 	}
 	for _, p := range parts {
 		if !wants(p.name) {
@@ -130,25 +175,15 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 	}
-
-	var report strings.Builder
-	fmt.Fprintf(&report, "# Benchmarks\n\nWritten by `make bench` on %s: %s.\n", time.Now().UTC().Format("2006-01-02"), machine())
-	fmt.Fprintf(&report, "shipd and PostgreSQL run on the same machine, which other work shares (load average %s at the start, %s at the end);\n", loadBefore, loadAverage())
-	fmt.Fprintf(&report, "requests go over real HTTP on loopback, one at a time for latencies.\n\n")
-	if owned {
-		fmt.Fprintf(&report, "PostgreSQL: a cluster of its own started by the bench with PostgreSQL's default settings (durable: each\n"+
-			"commit is flushed to disk before it is answered), its files on %s. ", storage(os.TempDir()))
-	} else {
-		fmt.Fprintf(&report, "PostgreSQL: the server at `DATABASE_URL`. ")
-	}
-	fmt.Fprintf(&report, "As read from the server: %s.\n\n", settings)
-	report.WriteString(body.String())
-	if err := os.WriteFile(out, []byte(report.String()), 0o644); err != nil {
-		return err
-	}
-	fmt.Print(report.String())
-	logf("report written to %s", out)
 	return nil
 }
 
-func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "shipd-bench: "+format+"\n", args...) }
+// settingsOf reads the server's settings on a connection of its own.
+func settingsOf(ctx context.Context, dsn string) (string, error) {
+	db, err := postgres.Open(ctx, dsn, postgres.Pool{})
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	return serverSettings(ctx, db)
+}

@@ -190,7 +190,7 @@ func startProcess(ctx context.Context, bin, dsn string, env ...string) (*service
 		return fail(err)
 	}
 	s := &service{url: "http://" + addr, db: db, key: key, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}}
-	ch, err := s.call(http.MethodPost, "/v1/shipping-channels", `{"name":"bench process","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b"}}`)
+	ch, err := s.call(http.MethodPost, "/v1/shipping-channels", `{"name":"bench process `+addr+`","provider":"sandbox","settings":{"clientId":"a","clientSecret":"b"}}`)
 	if err == nil {
 		s.channel = ch["data"].(map[string]any)["id"].(string)
 		_, err = s.call(http.MethodPost, "/v1/shipping-channels/"+s.channel+"/validate", "")
