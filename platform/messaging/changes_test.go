@@ -140,3 +140,35 @@ func TestCommandsAreAppliedInBatches(t *testing.T) {
 		}
 	})
 }
+
+// Events published in one call are one statement per stream, read back in
+// the order given.
+func TestEventsPublishedTogetherArriveInTheOrderGiven(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	var got []int
+	if err := onEvent(e.bus, "test.order", func(_ context.Context, ev *testEvent) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, ev.N)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	events := make([]messaging.Event, 60)
+	for i := range events {
+		events[i] = testEvent{N: i}
+	}
+	e.publish(events...)
+	e.start()
+	eventually(t, "the sixty events handled", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) == 60
+	})
+	for i, n := range got {
+		if n != i {
+			t.Fatalf("handled in the order %v, want 0..59", got)
+		}
+	}
+}
