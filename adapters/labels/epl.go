@@ -163,9 +163,10 @@ func (e *epl) textCenter(center, y, font, mul int, s string, width int) {
 }
 
 // eplQuote escapes what would end or bend a quoted EPL field.
-func eplQuote(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
-}
+func eplQuote(s string) string { return eplQuoter.Replace(s) }
+
+// eplQuoter is built once, as zplEscaper is.
+var eplQuoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 func (e *epl) encode(s string) []byte {
 	out := make([]byte, 0, len(s))

@@ -533,21 +533,49 @@ func TestFormatsMetadata(t *testing.T) {
 	}
 }
 
-func TestRenderConcurrently(t *testing.T) {
+// TestRenderConcurrentlyIsRenderAlone renders labels from many goroutines
+// at once, and each must be byte for byte the label rendered alone: what
+// the renderer keeps between labels (fonts, deflaters) is not shared state
+// one label can leave in another.
+func TestRenderConcurrentlyIsRenderAlone(t *testing.T) {
+	ls := []labels.ParcelLabel{parcel(0), parcel(1), parcel(2), specialParcel()}
+	const goroutines, rounds = 16, 5
+	got := make([][][][]byte, goroutines) // goroutine, round, format × label
 	var wg sync.WaitGroup
-	errs := make(chan error, 3*len(labels.Formats))
-	for i := range 3 {
-		for _, f := range labels.Formats {
-			wg.Go(func() {
-				if _, err := labels.Render(f, parcel(i)); err != nil {
-					errs <- err
+	for g := range goroutines {
+		wg.Go(func() {
+			for range rounds {
+				var out [][]byte
+				for k := range ls {
+					// Each goroutine starts at another label, so different
+					// labels are drawn at the same time.
+					l := ls[(g+k)%len(ls)]
+					for _, f := range labels.Formats {
+						b, err := labels.Render(f, l)
+						if err != nil {
+							t.Error(err)
+						}
+						out = append(out, b)
+					}
 				}
-			})
-		}
+				got[g] = append(got[g], out)
+			}
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
+	for g := range goroutines {
+		for r, out := range got[g] {
+			for k := range ls {
+				for i, f := range labels.Formats {
+					alone, err := labels.Render(f, ls[(g+k)%len(ls)])
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(out[k*len(labels.Formats)+i], alone) {
+						t.Fatalf("goroutine %d, round %d: %s label %d differs from the one rendered alone", g, r, f, (g+k)%len(ls))
+					}
+				}
+			}
+		}
 	}
 }

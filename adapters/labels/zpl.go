@@ -132,6 +132,8 @@ func (z *zpl) block(x, y, h int, s string, width int, align string) {
 
 // zplEscape hex-escapes, for ^FH, the characters that would end the field
 // or start a command: ^ and ~, and _ itself as the ^FH escape character.
-func zplEscape(s string) string {
-	return strings.NewReplacer("_", "_5F", "^", "_5E", "~", "_7E").Replace(s)
-}
+func zplEscape(s string) string { return zplEscaper.Replace(s) }
+
+// zplEscaper is built once: a Replacer of single bytes allocates a table of
+// 256 entries, which built per field was most of a label's memory.
+var zplEscaper = strings.NewReplacer("_", "_5F", "^", "_5E", "~", "_7E")

@@ -32,7 +32,9 @@ func main() {
 	flag.BoolVar(&nonDurable, "non-durable", true, "also measure the writes with fsync, synchronous_commit and full_page_writes off (only on the bench's own cluster)")
 	flag.IntVar(&lagRate, "lag-rate", lagRate, "writes/s offered while the shipd process's read-model lag is sampled")
 	flag.DurationVar(&lagDuration, "lag-duration", lagDuration, "how long those writes are offered")
-	flag.StringVar(&only, "only", "", "comma-separated parts to run (process, broker, sweep, instances, soak, list, writes, tracking, webhooks); empty runs all but soak")
+	flag.IntVar(&bookings, "bookings", bookings, "shipments created and then booked by the booking part")
+	flag.DurationVar(&renderDuration, "render-duration", renderDuration, "how long each label-renderer measurement runs")
+	flag.StringVar(&only, "only", "", "comma-separated parts to run (process, broker, sweep, instances, soak, list, writes, tracking, webhooks, render, booking); empty runs all but soak")
 	registerLoadFlags()
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
@@ -137,7 +139,7 @@ func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "shipd-bench: "+f
 // process (list, writes, tracking, webhooks), when any is asked for.
 func benchInProcess(ctx context.Context, dsn string, owned bool, wants func(string) bool, rows, samples int, duration time.Duration,
 	parcels, deliveries int, body *strings.Builder) error {
-	if !slices.ContainsFunc([]string{"list", "writes", "tracking", "webhooks"}, wants) {
+	if !slices.ContainsFunc([]string{"list", "writes", "tracking", "webhooks", "render", "booking"}, wants) {
 		return nil
 	}
 	env, err := startService(ctx, dsn, nil)
@@ -154,6 +156,8 @@ func benchInProcess(ctx context.Context, dsn string, owned bool, wants func(stri
 		{"writes", func() error { return benchShipmentWrites(ctx, env, duration, owned && nonDurable, body) }},
 		{"tracking", func() error { return benchTrackingChecks(ctx, env, dsn, parcels, body) }},
 		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, body) }},
+		{"render", func() error { return benchRender(body) }},
+		{"booking", func() error { return benchBooking(ctx, env, dsn, bookings, body) }},
 	}
 	for _, p := range parts {
 		if !wants(p.name) {
