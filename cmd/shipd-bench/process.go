@@ -118,7 +118,7 @@ func benchProcess(ctx context.Context, dsn string, d time.Duration, report *stri
 
 	fmt.Fprintf(report, "## The `shipd serve` process: memory and read-model lag\n\n")
 	fmt.Fprintf(report, "The real binary, started by the bench as its own process with the default configuration (booking, tracking and\n"+
-		"webhook workers on, `BOOKING_CONCURRENCY=8`), the only instance on the database (the bench's in-process\n"+
+		"webhook workers on, `BOOKING_CONCURRENCY` at its default), the only instance on the database (the bench's in-process\n"+
 		"instance for the other parts starts after it). Idle: 10 s after start. Under load: %d writers\n"+
 		"`POST /v1/shipments` as fast as they are answered for %s, each shipment then booked with the sandbox carrier\n"+
 		"(label rendered); RSS is sampled every 100 ms from the load's start until those bookings are done and every\n"+

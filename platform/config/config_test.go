@@ -42,7 +42,7 @@ func TestLoadDefaults(t *testing.T) {
 		MessagePollInterval:  time.Second,
 		WorkerPollInterval:   time.Second,
 		ShutdownTimeout:      15 * time.Second,
-		BookingConcurrency:   8,
+		BookingConcurrency:   32,
 		TrackingConcurrency:  4,
 		CarrierTimeout:       30 * time.Second,
 		WebhookConcurrency:   64,
