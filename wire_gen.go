@@ -50,13 +50,13 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		return nil, nil, err
 	}
 	logger := server.Logger(cfg)
-	messagingWakeup, cleanup3, err := wakeup(shipdDsn, logger)
+	v, cleanup3, err := wakeup(shipdDsn, logger)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	broker, cleanup4, err := eventBroker(cfg, logger)
+	v2, cleanup4, err := eventBroker(cfg, logger)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -64,7 +64,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		return nil, nil, err
 	}
 	registry := metrics.NewRegistry()
-	messagingBus, err := bus(db, messagingWakeup, broker, cfg, logger, registry)
+	messagingBus, err := bus(db, v, v2, cfg, logger, registry)
 	if err != nil {
 		cleanup4()
 		cleanup3()
@@ -106,7 +106,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	eventHandlers := ports2.NewEventHandlers(appApplication)
 	shipmentListProjection := adapters2.NewShipmentListProjection(db)
 	bookingQueue := adapters2.NewBookingQueue(db, clk)
-	bookingWorker := ports2.NewBookingWorker(appApplication, bookingQueue, messagingWakeup, cfg)
+	bookingWorker := ports2.NewBookingWorker(appApplication, bookingQueue, v, cfg)
 	shipmentsModule := shipments.NewModule(portsHTTPServer, eventHandlers, shipmentListProjection, bookingWorker)
 	postgresRepository2 := adapters3.NewPostgresRepository(db, messagingOutbox)
 	parcelListReader := adapters3.NewParcelListReader(db)
@@ -126,15 +126,15 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	application3 := app4.New(postgresRepository3, subscriptionListReader, deliveryLogReader, deliveryStore, httpSender, clk, observer)
 	httpServer3 := ports4.NewHTTPServer(application3, cfg, clk)
 	portsEventHandlers := ports4.NewEventHandlers(application3)
-	deliveryWorker := ports4.NewDeliveryWorker(application3, deliveryStore, messagingWakeup, cfg)
+	deliveryWorker := ports4.NewDeliveryWorker(application3, deliveryStore, v, cfg)
 	retentionWorker := ports4.NewRetentionWorker(application3, cfg)
 	webhooksModule := webhooks.NewModule(httpServer3, portsEventHandlers, deliveryWorker, retentionWorker)
-	v := modules(module, shipmentsModule, trackingModule, webhooksModule)
-	v2 := frontends(store, limiter, box)
+	v3 := modules(module, shipmentsModule, trackingModule, webhooksModule)
+	v4 := frontends(store, limiter, box)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
-	messagingForwarder := forwarder(db, messagingWakeup, broker, cfg, v, logger)
-	v3 := workers(janitor, presence, messagingForwarder)
-	serverApp, err := server.NewApp(cfg, db, platformDB, logger, messagingBus, store, limiter, idempotencyStore, v, v2, v3, registry)
+	v5 := forwarder(db, v, v2, cfg, v3, logger)
+	v6 := workers(janitor, presence, v5)
+	serverApp, err := server.NewApp(cfg, db, platformDB, logger, messagingBus, store, limiter, idempotencyStore, v3, v4, v6, registry)
 	if err != nil {
 		cleanup4()
 		cleanup3()
