@@ -40,7 +40,17 @@ const (
 	MetadataName = "name"
 	// MetadataVersion is the payload's shape, "1" when absent.
 	MetadataVersion = "version"
+	// MetadataPartitionKey is the aggregate a message is about: the bus
+	// hands every message of one key to the same partition of a consumer
+	// group, so one aggregate's messages keep their order (ADR 0049).
+	MetadataPartitionKey = "partition_key"
 )
+
+// Keyed is an event or command about one aggregate: PartitionKey is the
+// aggregate's id. A message that is not Keyed goes to partition 0.
+type Keyed interface {
+	PartitionKey() string
+}
 
 // Marshaler names every message by its event type or command name, stamps
 // the payload's version and gives it an "evt_" id, which receivers see as the
