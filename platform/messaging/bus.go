@@ -217,6 +217,12 @@ func commandStream(cmd any) (string, error) {
 func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
 	n := b.config.Partitions
 	readers := &partition.Readers{}
+	// An idle partition asks its stream every n poll intervals, so the
+	// group asks once an interval as before (a NOTIFY wakes them all at
+	// once): an idle instance runs as few transactions with partitions as
+	// without.
+	reading := b.config.reading()
+	reading.PollInterval *= time.Duration(n)
 	if b.config.Broker == nil {
 		readers.Prepare = func(ctx context.Context) error { return pgstream.PrepareGroup(ctx, b.sqlx, stream, consumerGroup, n) }
 	}
@@ -231,7 +237,7 @@ func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, erro
 				broker.NewReader(b.config.Broker, consumerGroup, stream, p, n, begin, b.config.AckDeadline, b.config.PollInterval, b.logger))
 			continue
 		}
-		sub, err := pgstream.SubscribePartition(b.db, b.config.reading(), b.slots, b.logger, group, consumerGroup, stream, p, n)
+		sub, err := pgstream.SubscribePartition(b.db, reading, b.slots, b.logger, group, consumerGroup, stream, p, n)
 		if err != nil {
 			return nil, err
 		}

@@ -2,11 +2,14 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"shipd"
 	"shipd/platform/apptest"
@@ -20,7 +23,12 @@ import (
 func channelEventsOnBroker(t *testing.T, url string) []string {
 	t.Helper()
 	var out []string
-	for _, m := range natstest.Messages(t, url, messaging.BrokerStream("channels")) {
+	// One channel's events are in one partition's stream, in order.
+	var messages []*jetstream.RawStreamMsg
+	for p := range config.DefaultEventPartitions {
+		messages = append(messages, natstest.Messages(t, url, messaging.BrokerPartitionStream("channels", p, config.DefaultEventPartitions))...)
+	}
+	for _, m := range messages {
 		var e struct {
 			Channel struct {
 				ID string `json:"id"`
@@ -121,9 +129,10 @@ func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	// /metrics reports the groups' lag on the broker as on PostgreSQL. The
 	// list shows a batch's rows before the broker has the batch's
 	// acknowledgement, so the lag reaches 0 a moment after the list does.
-	wants := []string{
-		`shipd_event_handler_lag_messages{consumer_group="channels.channel_list",topic="channels"} 0`,
-		`shipd_event_handler_lag_messages{consumer_group="broker.forwarder",topic="channels"} 0`,
+	// A group's lag is its partitions', each on its own (ADR 0049).
+	wants := []string{`shipd_event_handler_lag_messages{consumer_group="broker.forwarder",topic="channels"} 0`}
+	for p := range config.DefaultEventPartitions {
+		wants = append(wants, fmt.Sprintf(`shipd_event_handler_lag_messages{consumer_group="channels.channel_list#%d",topic="channels"} 0`, p))
 	}
 	apptest.Eventually(t, 10*time.Second, "/metrics reporting no lag", func() bool {
 		metrics := string(env.Do(apptest.Request{Method: http.MethodGet, Path: "/metrics"}).Body)
