@@ -122,20 +122,29 @@ func (e *env) start() {
 // called.
 func runBus(t *testing.T, bus *messaging.Bus) (stop func()) {
 	t.Helper()
+	return startBus(t, bus, true)
+}
+
+// startBus runs bus until the test ends or stop is called; a failure to
+// close it fails the test when closeCleanly.
+func startBus(t *testing.T, bus *messaging.Bus, closeCleanly bool) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- bus.Run(ctx) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			if err := bus.Close(); err != nil {
+			if err := bus.Close(); err != nil && closeCleanly {
 				t.Errorf("closing bus: %v", err)
 			}
 			cancel()
 			select {
 			case <-done:
 			case <-time.After(deadline):
-				t.Error("bus.Run did not return after Close")
+				if closeCleanly {
+					t.Error("bus.Run did not return after Close")
+				}
 			}
 		})
 	}

@@ -190,30 +190,6 @@ func (e *env) killableInstance(name string) (bus *messaging.Bus, kill func()) {
 	return bus, kill
 }
 
-// runUntilKilled runs bus until the test ends; its Close then may fail, as
-// a killed instance's would.
-func runUntilKilled(t *testing.T, bus *messaging.Bus) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- bus.Run(ctx) }()
-	t.Cleanup(func() {
-		_ = bus.Close()
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(deadline):
-		}
-	})
-	select {
-	case <-bus.Running():
-	case err := <-done:
-		t.Fatalf("bus stopped before running: %v", err)
-	case <-time.After(deadline):
-		t.Fatal("bus did not start")
-	}
-}
-
 func withApplicationName(dsn, name string) string {
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
@@ -243,7 +219,7 @@ func TestTwoInstancesSplitAGroupsPartitionsAndOneTakesOverFromTheOther(t *testin
 			t.Fatal(err)
 		}
 		e.start()
-		runUntilKilled(t, second)
+		startBus(t, second, false) // killed, it may fail to close
 
 		const shared = 30 // each key's events both instances read
 		e.publishKeyed(keys, 1, shared)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"shipd/platform/messaging"
@@ -11,18 +12,26 @@ import (
 	"shipd/platform/postgres/pgtest"
 )
 
+// streamDatabase is a database with the stream parcel.test, closed when
+// the test ends.
+func streamDatabase(t *testing.T) *sqlx.DB {
+	t.Helper()
+	db, err := postgres.Open(t.Context(), pgtest.NewDatabase(t), postgres.Pool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := messaging.InitializeStreams(t.Context(), db, []string{"parcel.test"}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // The lag counts the events after a group's acked position, per group, with
 // the subscribers' own (transaction id, offset) order.
 func TestEventHandlerLagCountsWhatEachGroupHasNotProcessed(t *testing.T) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Pool{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := messaging.InitializeStreams(ctx, db, []string{"parcel.test"}); err != nil {
-		t.Fatal(err)
-	}
+	db := streamDatabase(t)
 	// An older transaction still open holds the subscribers back (they read
 	// below pg_snapshot_xmin); what waits behind it is lag all the same.
 	open, err := db.Beginx()
@@ -69,14 +78,7 @@ func TestEventHandlerLagCountsWhatEachGroupHasNotProcessed(t *testing.T) {
 // is no partition's by all of them.
 func TestEventHandlerLagOfAPartitionCountsItsPartitionOnly(t *testing.T) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Pool{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := messaging.InitializeStreams(ctx, db, []string{"parcel.test"}); err != nil {
-		t.Fatal(err)
-	}
+	db := streamDatabase(t)
 	// Ten keyed messages and two without a key (partition 0).
 	if _, err := db.Exec(`INSERT INTO "watermill_parcel.test" (uuid, payload, metadata, transaction_id)
 		SELECT gen_random_uuid()::text, '{}', json_build_object('partition_key', 'key-' || k), pg_current_xact_id()
