@@ -6,6 +6,7 @@ package codec
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -45,6 +46,14 @@ const (
 	// group, so one aggregate's messages keep their order (ADR 0049).
 	MetadataPartitionKey = "partition_key"
 )
+
+// storableKey is key as every store of metadata takes it: PostgreSQL's
+// text and jsonb refuse U+0000 and bytes that are not UTF-8 (an id a
+// client sent could hold them; the message must still be set aside as a
+// dead letter), so those become U+FFFD, the same key each time.
+func storableKey(key string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(key, "\uFFFD"), "\x00", "\uFFFD")
+}
 
 // Keyed is an event or command about one aggregate: PartitionKey is the
 // aggregate's id. A message that is not Keyed goes to partition 0.

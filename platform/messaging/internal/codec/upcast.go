@@ -87,7 +87,7 @@ func (m versionedMarshaler) Marshal(v any) (*message.Message, error) {
 	}
 	msg.Metadata.Set(MetadataVersion, strconv.Itoa(Version(v)))
 	if k, ok := v.(Keyed); ok {
-		msg.Metadata.Set(MetadataPartitionKey, k.PartitionKey())
+		msg.Metadata.Set(MetadataPartitionKey, storableKey(k.PartitionKey()))
 	}
 	return msg, nil
 }
