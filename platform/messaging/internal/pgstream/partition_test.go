@@ -2,6 +2,7 @@ package pgstream
 
 import (
 	"testing"
+	"time"
 
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 
@@ -37,6 +38,25 @@ func TestAPartitionsReadMovesPastOthersOnlyWhenIdle(t *testing.T) {
 	if _, err := db.Exec(insert, keys[0]); err != nil {
 		t.Fatal(err)
 	}
+	// The reads see only what is older than every transaction still running
+	// in the cluster, other tests' too: wait for the messages to be so.
+	visible := func(n int) {
+		t.Helper()
+		end := time.Now().Add(10 * time.Second)
+		for {
+			var have int
+			if err := db.Get(&have, `SELECT count(*) FROM `+MessagesTable("test.part")+` WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())`); err != nil {
+				t.Fatal(err)
+			}
+			if have >= n {
+				return
+			}
+			if time.Now().After(end) {
+				t.Fatalf("%d messages visible to readers after 10 s; want %d", have, n)
+			}
+			time.Sleep(10 * time.Millisecond) // between two looks at the horizon
+		}
+	}
 	read := func(p int) (rows int, xid *string) {
 		t.Helper()
 		q, err := partitionSchema{Schema, p, 2}.SelectQuery(watermillsql.SelectQueryParams{Topic: "test.part", ConsumerGroup: "g#" + string(rune('0'+p)), OffsetsAdapter: Offsets})
@@ -71,6 +91,7 @@ func TestAPartitionsReadMovesPastOthersOnlyWhenIdle(t *testing.T) {
 		}
 		return o
 	}
+	visible(1)
 	if rows, xid := read(0); rows != 1 || xid != nil {
 		t.Errorf("partition 0 read %d rows, transaction id %v; want its one message and no id", rows, xid)
 	}
@@ -94,6 +115,7 @@ func TestAPartitionsReadMovesPastOthersOnlyWhenIdle(t *testing.T) {
 	if err := open.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	visible(3)
 	if rows, _ := read(1); rows != 1 {
 		t.Errorf("partition 1 read %d rows after the open transaction committed; want its message", rows)
 	}
