@@ -134,7 +134,7 @@ func wakeup(url dsn, logger *slog.Logger) (*messaging.Wakeup, func(), error) {
 func bus(db *sqlx.DB, wake *messaging.Wakeup, broker *messaging.Broker, cfg config.Config, logger *slog.Logger, reg prometheus.Registerer) (*messaging.Bus, error) {
 	pool, _ := cfg.ServePools()
 	return messaging.NewBus(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Metrics: reg, Wakeup: wake,
-		MaxOpenTransactions: pool.SubscriberTransactions(), Broker: broker}, logger)
+		MaxOpenTransactions: pool.SubscriberTransactions(), Broker: broker, Partitions: cfg.Partitions()}, logger)
 }
 
 // eventBroker connects to EVENT_BROKER_URL (ADR 0032); nil without it.
@@ -236,7 +236,7 @@ func forwarder(db *sqlx.DB, wake *messaging.Wakeup, broker *messaging.Broker, cf
 	if broker == nil {
 		return nil
 	}
-	return messaging.NewForwarder(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Wakeup: wake}, broker, server.Streams(mods), logger)
+	return messaging.NewForwarder(db, messaging.BusConfig{PollInterval: cfg.MessagePollInterval, Wakeup: wake, Partitions: cfg.Partitions()}, broker, server.Streams(mods), logger)
 }
 
 // sandboxLabelOutage is when a label outage of d from now ends; zero for

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
+	"shipd/platform/config"
 	"shipd/platform/messaging"
 	"shipd/platform/messaging/natstest"
 )
@@ -105,20 +107,25 @@ func brokerEventCounts(t *testing.T, url string, account map[string]publishedEve
 	t.Helper()
 	counts := map[string]int{}
 	last := map[string]int{} // resource → version last seen
+	// A resource's events are all in one partition's stream (ADR 0050).
+	var messages []*jetstream.RawStreamMsg
 	for _, stream := range []string{"channels", "shipments", "tracking"} {
-		for _, m := range natstest.Messages(t, url, messaging.BrokerStream(stream)) {
-			e, ok := account[m.Header.Get(nats.MsgIdHdr)]
-			if !ok {
-				continue // another account's, or a type the load does not count
-			}
-			counts[e.id]++
-			// One change may publish two events of one version
-			// (updated and status_changed); an older one after is out of order.
-			if e.version < last[e.resourceID] && counts[e.id] == 1 {
-				t.Fatalf("%s %s (version %d) came after version %d of its resource on the broker", e.eventType, e.resourceID, e.version, last[e.resourceID])
-			}
-			last[e.resourceID] = max(last[e.resourceID], e.version)
+		for p := range config.DefaultEventPartitions {
+			messages = append(messages, natstest.Messages(t, url, messaging.BrokerPartitionStream(stream, p, config.DefaultEventPartitions))...)
 		}
+	}
+	for _, m := range messages {
+		e, ok := account[m.Header.Get(nats.MsgIdHdr)]
+		if !ok {
+			continue // another account's, or a type the load does not count
+		}
+		counts[e.id]++
+		// One change may publish two events of one version
+		// (updated and status_changed); an older one after is out of order.
+		if e.version < last[e.resourceID] && counts[e.id] == 1 {
+			t.Fatalf("%s %s (version %d) came after version %d of its resource on the broker", e.eventType, e.resourceID, e.version, last[e.resourceID])
+		}
+		last[e.resourceID] = max(last[e.resourceID], e.version)
 	}
 	return counts
 }

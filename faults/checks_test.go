@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"shipd/platform/config"
+	"shipd/platform/messaging"
 )
 
 // The event types the load's writes publish that webhooks may carry:
@@ -343,7 +346,9 @@ func (x afterFault) explainLag(t testing.TB) {
 	booking := textRows(shipments, `SELECT s || ': ' || count(*) FROM (SELECT state->>'status' || ' due=' || booking_due::text || ' attempt=' || attempts::text || ' lease=' ||
 		coalesce((lease_until > now())::text, 'none') AS s FROM shipments.shipments WHERE account_id = $1) x GROUP BY s`, x.acc.id)
 	lag := textRows(shipments, `SELECT o.consumer_group || ' on shipments: ' || count(m."offset") FROM "watermill_offsets_shipments" o
-		LEFT JOIN "watermill_shipments" m ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked) GROUP BY o.consumer_group`)
+		LEFT JOIN "watermill_shipments" m ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked)
+		AND (o.consumer_group !~ '#[0-9]+$' OR `+messaging.PartitionSQL(config.DefaultEventPartitions)+` = substring(o.consumer_group FROM '#([0-9]+)$')::int)
+		GROUP BY o.consumer_group`)
 	var dead int
 	_ = x.db.QueryRow(`SELECT count(*) FROM platform.dead_letters`).Scan(&dead)
 	t.Logf("where the shipments are: write model %v; waiting per group %v; dead letters %d", booking, lag, dead)

@@ -121,6 +121,7 @@ func groupLag(s *service) (map[string]float64, error) {
 		}
 		_, group, ok := strings.Cut(line, `consumer_group="`)
 		group, _, _ = strings.Cut(group, `"`)
+		group = groupOf(group)
 		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
 		if ok && err == nil {
 			now[group] += v

@@ -87,3 +87,21 @@ shipd_events_handler_execution_time_seconds_count{handler_name="shipments.shipme
 		t.Errorf("handled %v, want 9 (successes and failures)", got)
 	}
 }
+
+// A group read in partitions is reported as the group: its partitions'
+// messages summed, the oldest age.
+func TestPartitionsFoldIntoTheirGroup(t *testing.T) {
+	m, err := parseScrape([]byte(`# TYPE shipd_event_handler_lag_messages gauge
+shipd_event_handler_lag_messages{consumer_group="g#0",topic="s"} 3
+shipd_event_handler_lag_messages{consumer_group="g#1",topic="s"} 4
+# TYPE shipd_event_handler_lag_seconds gauge
+shipd_event_handler_lag_seconds{consumer_group="g#0",topic="s"} 0.5
+shipd_event_handler_lag_seconds{consumer_group="g#1",topic="s"} 1.5
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.groupsBehind(); len(got) != 1 || got["g"] != (groupBehind{seconds: 1.5, messages: 7}) {
+		t.Errorf("groups behind %+v, want g: 1.5 s, 7 messages", got)
+	}
+}

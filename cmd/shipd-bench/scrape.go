@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -40,7 +41,7 @@ func (m scrape) by(family, label string, fold func(a, b float64) float64) map[st
 		var key string
 		for _, l := range series.GetLabel() {
 			if l.GetName() == label {
-				key = l.GetValue()
+				key = groupOf(l.GetValue())
 			}
 		}
 		var v float64
@@ -60,6 +61,14 @@ func (m scrape) by(family, label string, fold func(a, b float64) float64) map[st
 	return out
 }
 
+// groupOf is the consumer group a partition's reader ("g#p", ADR 0050)
+// belongs to: the figures are the group's, its partitions folded (messages
+// summed, the oldest age).
+func groupOf(name string) string {
+	group, _, _ := strings.Cut(name, "#")
+	return group
+}
+
 func added(a, b float64) float64   { return a + b }
 func greater(a, b float64) float64 { return max(a, b) }
 
@@ -70,8 +79,8 @@ type groupBehind struct {
 }
 
 // groupsBehind reads every consumer group's lag from a scrape (a group
-// reads one stream, so one series each; a second would be summed, its age
-// the older).
+// reads one stream in partitions, a series each: their messages are
+// summed, their age is the oldest's).
 func (m scrape) groupsBehind() map[string]groupBehind {
 	seconds := m.by("shipd_event_handler_lag_seconds", "consumer_group", greater)
 	out := map[string]groupBehind{}

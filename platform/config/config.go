@@ -76,6 +76,12 @@ type Config struct {
 	// commit on its stream to be notified before it asks PostgreSQL anyway:
 	// the safety net under LISTEN/NOTIFY, not what read models trail by.
 	MessagePollInterval time.Duration `env:"MESSAGE_POLL_INTERVAL" envDefault:"1s" help:"how long an idle event subscriber waits for a notified commit before it asks anyway"`
+	// EventPartitions is how many partitions every consumer group reads its
+	// stream in, by aggregate: each partition is a reader of its own, so
+	// instances share a group's work (ADR 0050). Every instance must run
+	// the same number; to change it, stop the writes, let every group
+	// drain, and restart every instance with the new one.
+	EventPartitions int `env:"EVENT_PARTITIONS" envDefault:"4" help:"partitions each event consumer group reads its stream in, by aggregate, so instances share its work (1-64; the same in every instance; change it only after every group drained)"`
 	// WorkerPollInterval is how often outbound workers look for due work
 	// when no signal of new work came (new bookings and deliveries signal).
 	WorkerPollInterval time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"1s" help:"how often an idle worker looks for due bookings, checks and deliveries"`
@@ -135,6 +141,19 @@ func Load() (Config, error) {
 // LocalMode reports whether shipd manages its own PostgreSQL cluster.
 func (c Config) LocalMode() bool { return c.DatabaseURL == "" }
 
+// DefaultEventPartitions is EVENT_PARTITIONS' default, and what a Config
+// built in code without it runs.
+const DefaultEventPartitions = 4
+
+// Partitions is EVENT_PARTITIONS, or its default for a Config built in
+// code.
+func (c Config) Partitions() int {
+	if c.EventPartitions == 0 {
+		return DefaultEventPartitions
+	}
+	return c.EventPartitions
+}
+
 // Validate checks values a typo could make dangerous or useless.
 func (c Config) Validate() error {
 	var errs []error
@@ -188,6 +207,9 @@ func (c Config) Validate() error {
 	}
 	if c.MessagePollInterval <= 0 || c.WorkerPollInterval <= 0 {
 		errs = append(errs, errors.New("MESSAGE_POLL_INTERVAL and WORKER_POLL_INTERVAL must be positive"))
+	}
+	if c.EventPartitions < 0 || c.EventPartitions > 64 {
+		errs = append(errs, errors.New("EVENT_PARTITIONS must be from 1 to 64"))
 	}
 	errs = append(errs, c.validatePool()...)
 	errs = append(errs, c.validateModules()...)

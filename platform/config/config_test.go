@@ -48,6 +48,7 @@ func TestLoadDefaults(t *testing.T) {
 		WebhookConcurrency:   64,
 		WebhookTimeout:       10 * time.Second,
 		WebhookPurgeInterval: time.Hour,
+		EventPartitions:      config.DefaultEventPartitions,
 		// The pool's defaults are postgres.DefaultPool's (checked below).
 		DatabaseMaxConns: 25,
 		// DATABASE_MAX_IDLE_CONNS unset: as many as the pool may open.
@@ -170,6 +171,9 @@ func TestValidate(t *testing.T) {
 		{"negative time scale", func(c *config.Config) { c.SandboxTimeScale = -1 }, "SANDBOX_TIME_SCALE"},
 		{"negative label outage", func(c *config.Config) { c.SandboxFailLabelsFor = -time.Second }, "SANDBOX_FAIL_LABELS_FOR"},
 		{"zero message poll", func(c *config.Config) { c.MessagePollInterval = 0 }, "MESSAGE_POLL_INTERVAL"},
+		{"one event partition", func(c *config.Config) { c.EventPartitions = 1 }, ""},
+		{"negative event partitions", func(c *config.Config) { c.EventPartitions = -1 }, "EVENT_PARTITIONS"},
+		{"too many event partitions", func(c *config.Config) { c.EventPartitions = 65 }, "EVENT_PARTITIONS"},
 		{"negative worker poll", func(c *config.Config) { c.WorkerPollInterval = -time.Second }, "WORKER_POLL_INTERVAL"},
 		{"zero carrier timeout", func(c *config.Config) { c.CarrierTimeout = 0 }, "CARRIER_TIMEOUT"},
 		{"event broker", func(c *config.Config) { c.EventBrokerURL = "nats://127.0.0.1:4222" }, ""},

@@ -27,6 +27,12 @@ func BrokerSubject(stream string) string { return broker.Subject(stream) }
 // stream.
 func BrokerStream(stream string) string { return broker.StreamName(stream) }
 
+// BrokerPartitionStream is the name of the JetStream stream that keeps
+// partition p of n of a module stream (BrokerStream with n = 1).
+func BrokerPartitionStream(stream string, p, n int) string {
+	return broker.PartitionStreamName(stream, p, n)
+}
+
 // Forwarder moves every message of the module streams, the outbox, to the
 // broker, in each stream's order and at least once.
 type Forwarder = broker.Forwarder
@@ -39,7 +45,7 @@ func NewForwarder(db *sqlx.DB, config BusConfig, b *Broker, streams []string, lo
 		logger = slog.Default()
 	}
 	config.setDefaults()
-	return broker.NewForwarder(db, config.reading(), b, streams, logger)
+	return broker.NewForwarder(db, config.reading(), b, streams, config.Partitions, logger)
 }
 
 // ConsumerLag is what one consumer group has not handled yet of its stream
@@ -57,5 +63,5 @@ func (b *Bus) BrokerLag(ctx context.Context) ([]ConsumerLag, error) {
 	for i, g := range b.groups {
 		groups[i] = broker.Group{Name: g.name, Stream: g.stream}
 	}
-	return b.config.Broker.Lag(ctx, groups)
+	return b.config.Broker.Lag(ctx, groups, b.config.Partitions)
 }

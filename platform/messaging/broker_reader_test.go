@@ -23,7 +23,7 @@ func (e *env) anotherInstance() *messaging.Bus {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(broker.Close)
-	bus, err := messaging.NewBus(e.db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Broker: broker}, logger)
+	bus, err := messaging.NewBus(e.db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Broker: broker, Partitions: e.partitions}, logger)
 	if err != nil {
 		e.t.Fatal(err)
 	}

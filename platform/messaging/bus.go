@@ -20,6 +20,7 @@ import (
 	"shipd/platform/messaging/internal/codec"
 	"shipd/platform/messaging/internal/deadletter"
 	"shipd/platform/messaging/internal/grouptx"
+	"shipd/platform/messaging/internal/partition"
 	"shipd/platform/messaging/internal/pgstream"
 	"shipd/platform/messaging/internal/wakeup"
 )
@@ -46,6 +47,11 @@ type BusConfig struct {
 	// Broker, when set, is where the handlers read their streams from
 	// (ADR 0032): the forwarder moves the outbox there.
 	Broker *Broker
+	// Partitions is how many partitions each consumer group reads its
+	// stream in, by the messages' keys (ADR 0050): a reader per partition,
+	// so instances share a group's work; 0 is 1, a reader of the whole
+	// stream. Every instance must run the same number.
+	Partitions int
 	// Metrics, when set, receives Watermill's handler run counts and times
 	// (shipd_events_handler_execution_time_seconds by handler and success)
 	// and its subscriber and publisher counts.
@@ -64,6 +70,9 @@ func (c *BusConfig) setDefaults() {
 		// short enough that a poison message holds its stream up briefly.
 		c.Retry = middleware.Retry{MaxRetries: 5, InitialInterval: 50 * time.Millisecond, MaxInterval: time.Second, Multiplier: 2}
 	}
+	if c.Partitions == 0 {
+		c.Partitions = 1
+	}
 	if c.Wakeup == nil {
 		c.Wakeup, _ = wakeup.New("", nil) // without a database to listen to it cannot fail
 	}
@@ -76,16 +85,17 @@ func (c BusConfig) reading() pgstream.Reading {
 
 // Validate reports settings that cannot work.
 func (c BusConfig) Validate() error {
-	if c.PollInterval < 0 || c.AckDeadline < 0 || c.MaxOpenTransactions < 0 || c.Retry.MaxRetries < 0 {
+	if c.PollInterval < 0 || c.AckDeadline < 0 || c.MaxOpenTransactions < 0 || c.Partitions < 0 || c.Retry.MaxRetries < 0 {
 		return fmt.Errorf("messaging: negative setting in %+v", c)
 	}
 	return nil
 }
 
 // Bus runs the consumers of every module: a consumer group reads one stream
-// through one subscriber, in the stream's order, and hands each message to
-// its handler of that event type (Watermill's event group processor);
-// each command handler reads its module's command stream.
+// through one subscriber, made of a reader per partition, each in the
+// stream's order, and hands each message to its handler of that event type
+// (Watermill's event group processor); each command handler reads its
+// module's command stream the same way.
 type Bus struct {
 	sqlx    *sqlx.DB // the module database, whose InTx a batch's writes join
 	db      *sql.DB
@@ -201,13 +211,39 @@ func commandStream(cmd any) (string, error) {
 	return c.CommandStream(), nil
 }
 
+// subscriber is a consumer group's reader of its stream: a reader per
+// partition, each a group of its own to the database and the broker (lock,
+// position, ADR 0050), one subscriber to the router, under the group's name.
 func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, error) {
-	group := &grouptx.Group{FlushTimeout: b.config.AckDeadline, Durable: b.durable[consumerGroup], Log: b.log, DB: b.sqlx}
-	if b.config.Broker != nil {
-		begin := grouptx.Beginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), Key: "consumer:broker/" + consumerGroup, Slots: b.slots, Group: group}
-		return broker.NewReader(b.config.Broker, consumerGroup, stream, begin, b.config.AckDeadline, b.config.PollInterval, b.logger), nil
+	n := b.config.Partitions
+	readers := &partition.Readers{}
+	// An idle partition asks its stream every n poll intervals, so the
+	// group asks once an interval as before (a NOTIFY wakes them all at
+	// once): an idle instance runs as few transactions with partitions as
+	// without.
+	reading := b.config.reading()
+	reading.PollInterval *= time.Duration(n)
+	if b.config.Broker == nil {
+		readers.Prepare = func(ctx context.Context) error { return pgstream.PrepareGroup(ctx, b.sqlx, stream, consumerGroup, n) }
 	}
-	return pgstream.Subscribe(b.db, b.config.reading(), b.slots, b.logger, group, consumerGroup, stream)
+	for p := range n {
+		// Each partition's transactions are its own: a batch that failed
+		// at its commit goes one by one in that partition only.
+		group := &grouptx.Group{FlushTimeout: b.config.AckDeadline, Durable: b.durable[consumerGroup], Log: b.log, DB: b.sqlx}
+		name := partition.Group(consumerGroup, p, n)
+		if b.config.Broker != nil {
+			begin := grouptx.Beginner{Beginner: watermillsql.BeginnerFromStdSQL(b.db), Key: "consumer:broker/" + name, Slots: b.slots, Group: group}
+			readers.Partitions = append(readers.Partitions,
+				broker.NewReader(b.config.Broker, consumerGroup, stream, p, n, begin, b.config.AckDeadline, b.config.PollInterval, b.logger))
+			continue
+		}
+		sub, err := pgstream.SubscribePartition(b.db, reading, b.slots, b.logger, group, consumerGroup, stream, p, n)
+		if err != nil {
+			return nil, err
+		}
+		readers.Partitions = append(readers.Partitions, sub)
+	}
+	return readers, nil
 }
 
 // Handler is one event type's handler in a consumer group.
@@ -264,12 +300,16 @@ func (b *Bus) Run(ctx context.Context) error {
 		for _, g := range b.groups {
 			streams = appendNew(streams, g.stream)
 		}
-		if err := b.config.Broker.AwaitStreams(ctx, streams, b.log, "the handlers wait for them"); err != nil {
+		if err := b.config.Broker.AwaitStreams(ctx, streams, b.config.Partitions, b.log, "the handlers wait for them"); err != nil {
 			return nil // ended before the broker came
 		}
 	}
 	return grouptx.RunRouter(ctx, b.router)
 }
+
+// Partitions is how many partitions each consumer group reads its stream
+// in (BusConfig.Partitions).
+func (b *Bus) Partitions() int { return b.config.Partitions }
 
 // Running is closed once every handler is subscribed.
 func (b *Bus) Running() chan struct{} { return b.router.Running() }

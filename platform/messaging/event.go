@@ -33,7 +33,14 @@ const (
 	MetadataName = codec.MetadataName
 	// MetadataVersion is the payload's shape, "1" when absent.
 	MetadataVersion = codec.MetadataVersion
+	// MetadataPartitionKey is the aggregate a message is about (Keyed).
+	MetadataPartitionKey = codec.MetadataPartitionKey
 )
+
+// Keyed is an event or command about one aggregate: PartitionKey is its id,
+// and a consumer group reads one key's messages in one partition, in order
+// (ADR 0050). A message that is not Keyed goes to partition 0.
+type Keyed = codec.Keyed
 
 // An Upcaster rewrites the JSON payload of one event type from version From
 // to From+1. Stored events are never rewritten: they are brought up to date

@@ -28,7 +28,7 @@ func startForwarder(t *testing.T, e *env, url string) *messaging.Broker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fw := messaging.NewForwarder(e.db, messaging.BusConfig{PollInterval: 10 * time.Millisecond}, broker, []string{"test.stream", "test.commands"}, logger)
+	fw := messaging.NewForwarder(e.db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Partitions: e.partitions}, broker, []string{"test.stream", "test.commands"}, logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- fw.Run(ctx) }()

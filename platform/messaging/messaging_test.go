@@ -52,13 +52,19 @@ type env struct {
 	bus    *messaging.Bus
 	outbox *messaging.Outbox
 	nats   string // the NATS server's URL, when the bus reads the broker
+	dsn    string // the database's, for another instance's connections
+	// partitions is the bus's BusConfig.Partitions, and its forwarder's.
+	partitions int
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 
 // newBrokerEnv is newEnv with the bus reading its streams from a real NATS
 // server, which a forwarder fills from the outbox (ADR 0032).
-func newBrokerEnv(t *testing.T) *env {
+func newBrokerEnv(t *testing.T) *env { return newBrokerEnvOf(t, 0) }
+
+// newBrokerEnvOf is newBrokerEnv with groups read in n partitions.
+func newBrokerEnvOf(t *testing.T, n int) *env {
 	t.Helper()
 	ns := natstest.Start(t)
 	logger := slog.New(slog.NewTextHandler(testLogOutput(), testLogLevel()))
@@ -67,7 +73,7 @@ func newBrokerEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(broker.Close)
-	e := newEnvWith(t, broker)
+	e := newEnvOf(t, broker, n)
 	e.nats = ns.URL
 	startForwarder(t, e, ns.URL)
 	return e
@@ -80,10 +86,14 @@ func onBothBackbones(t *testing.T, scenario func(t *testing.T, e *env)) {
 	t.Run("nats", func(t *testing.T) { scenario(t, newBrokerEnv(t)) })
 }
 
-func newEnvWith(t *testing.T, broker *messaging.Broker) *env {
+func newEnvWith(t *testing.T, broker *messaging.Broker) *env { return newEnvOf(t, broker, 0) }
+
+// newEnvOf is newEnvWith with groups read in n partitions.
+func newEnvOf(t *testing.T, broker *messaging.Broker, n int) *env {
 	t.Helper()
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Pool{})
+	dsn := pgtest.NewDatabase(t)
+	db, err := postgres.Open(ctx, dsn, postgres.Pool{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +105,11 @@ func newEnvWith(t *testing.T, broker *messaging.Broker) *env {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(testLogOutput(), testLogLevel()))
-	bus, err := messaging.NewBus(db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Broker: broker}, logger)
+	bus, err := messaging.NewBus(db, messaging.BusConfig{PollInterval: 10 * time.Millisecond, Broker: broker, Partitions: n}, logger)
 	if err != nil {
 		t.Fatalf("NewBus: %v", err)
 	}
-	return &env{t: t, db: db, bus: bus, outbox: messaging.NewOutbox(messaging.WatermillLogger(logger))}
+	return &env{t: t, db: db, bus: bus, outbox: messaging.NewOutbox(messaging.WatermillLogger(logger)), dsn: dsn, partitions: n}
 }
 
 // start runs the bus until the test ends.
@@ -112,20 +122,29 @@ func (e *env) start() {
 // called.
 func runBus(t *testing.T, bus *messaging.Bus) (stop func()) {
 	t.Helper()
+	return startBus(t, bus, true)
+}
+
+// startBus runs bus until the test ends or stop is called; a failure to
+// close it fails the test when closeCleanly.
+func startBus(t *testing.T, bus *messaging.Bus, closeCleanly bool) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- bus.Run(ctx) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			if err := bus.Close(); err != nil {
+			if err := bus.Close(); err != nil && closeCleanly {
 				t.Errorf("closing bus: %v", err)
 			}
 			cancel()
 			select {
 			case <-done:
 			case <-time.After(deadline):
-				t.Error("bus.Run did not return after Close")
+				if closeCleanly {
+					t.Error("bus.Run did not return after Close")
+				}
 			}
 		})
 	}

@@ -26,6 +26,21 @@ type EventHandlerLag struct {
 	mu      sync.Mutex
 	query   string // one UNION ALL over every topic, built on first use
 	sources []func(context.Context) ([]HandlerLag, error)
+	// partitionOf is the partition of a stored message (over its metadata
+	// column) when the groups read in partitions (ADR 0050); "" when not.
+	partitionOf string
+}
+
+// Partitioned says the consumer groups read their topics in partitions:
+// a partition group, named "<group>#<p>", lags by the messages after its
+// offset that are its partition's, partitionOf being the partition of a
+// stored message as its readers compute it (over the message's metadata
+// column). Before the first scrape.
+func (l *EventHandlerLag) Partitioned(partitionOf string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.partitionOf = partitionOf
+	l.query = ""
 }
 
 // AlsoFrom adds the lag of consumer groups that read elsewhere than
@@ -142,12 +157,17 @@ func (l *EventHandlerLag) lagQuery(ctx context.Context) (string, error) {
 		// The row comparison is the subscribers' own "after the acked
 		// position". Events they hold back because an older transaction is
 		// still open (they read below pg_snapshot_xmin only) count too: they
-		// are published and waiting, which is what lag means.
+		// are published and waiting, which is what lag means. A partition
+		// group counts its partition's only.
+		ofPartition := ""
+		if l.partitionOf != "" {
+			ofPartition = ` AND (o.consumer_group !~ '#[0-9]+$' OR ` + l.partitionOf + ` = substring(o.consumer_group FROM '#([0-9]+)$')::int)`
+		}
 		parts = append(parts, fmt.Sprintf(`SELECT o.consumer_group, '%[1]s' AS topic, count(m."offset") AS messages,
 			coalesce(extract(epoch FROM localtimestamp - min(m.created_at)), 0)::float8 AS seconds
 			FROM "watermill_offsets_%[1]s" o LEFT JOIN "watermill_%[1]s" m
-			  ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked)
-			GROUP BY o.consumer_group`, topic))
+			  ON (m.transaction_id, m."offset") > (o.last_processed_transaction_id, o.offset_acked)%[2]s
+			GROUP BY o.consumer_group`, topic, ofPartition))
 	}
 	l.query = strings.Join(parts, "\nUNION ALL\n")
 	return l.query, nil

@@ -106,6 +106,9 @@ func NewApp(cfg config.Config, db *sqlx.DB, platform PlatformDB, logger *slog.Lo
 		}
 	}
 	lag := metrics.NewEventHandlerLag(reg, db)
+	if n := bus.Partitions(); n > 1 {
+		lag.Partitioned(messaging.PartitionSQL(n))
+	}
 	lag.AlsoFrom(func(ctx context.Context) ([]metrics.HandlerLag, error) {
 		groups, err := bus.BrokerLag(ctx)
 		out := make([]metrics.HandlerLag, len(groups))

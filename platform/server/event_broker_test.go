@@ -2,11 +2,14 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"shipd"
 	"shipd/platform/apptest"
@@ -16,11 +19,17 @@ import (
 )
 
 // channelEventsOnBroker reads the types and channel ids of the events
-// JetStream keeps of the channels stream, in order.
+// JetStream keeps of the channels stream, partition by partition, each in
+// order.
 func channelEventsOnBroker(t *testing.T, url string) []string {
 	t.Helper()
 	var out []string
-	for _, m := range natstest.Messages(t, url, messaging.BrokerStream("channels")) {
+	// One channel's events are in one partition's stream, in order.
+	var messages []*jetstream.RawStreamMsg
+	for p := range config.DefaultEventPartitions {
+		messages = append(messages, natstest.Messages(t, url, messaging.BrokerPartitionStream("channels", p, config.DefaultEventPartitions))...)
+	}
+	for _, m := range messages {
 		var e struct {
 			Channel struct {
 				ID string `json:"id"`
@@ -109,8 +118,10 @@ func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	apptest.Eventually(t, 30*time.Second, "the third channel's creation on the broker", func() bool {
 		return slices.Contains(channelEventsOnBroker(t, ns.URL), forwarded[2])
 	})
-	if got := channelEventsOnBroker(t, ns.URL); !slices.Equal(got, forwarded) {
-		t.Fatalf("on the broker: %v, want every creation once, in order", got)
+	// Three channels' events are in their partitions' streams, each
+	// channel's in order; across channels there is no order to keep.
+	if got := channelEventsOnBroker(t, ns.URL); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(forwarded))) {
+		t.Fatalf("on the broker: %v, want every creation once", got)
 	}
 	if status, body := readiness(t, env); status != http.StatusOK || body["event_broker"] != "ok" {
 		t.Fatalf("/readyz with the broker back: %d %v", status, body)
@@ -121,9 +132,10 @@ func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	// /metrics reports the groups' lag on the broker as on PostgreSQL. The
 	// list shows a batch's rows before the broker has the batch's
 	// acknowledgement, so the lag reaches 0 a moment after the list does.
-	wants := []string{
-		`shipd_event_handler_lag_messages{consumer_group="channels.channel_list",topic="channels"} 0`,
-		`shipd_event_handler_lag_messages{consumer_group="broker.forwarder",topic="channels"} 0`,
+	// A group's lag is its partitions', each on its own (ADR 0050).
+	wants := []string{`shipd_event_handler_lag_messages{consumer_group="broker.forwarder",topic="channels"} 0`}
+	for p := range config.DefaultEventPartitions {
+		wants = append(wants, fmt.Sprintf(`shipd_event_handler_lag_messages{consumer_group="channels.channel_list#%d",topic="channels"} 0`, p))
 	}
 	apptest.Eventually(t, 10*time.Second, "/metrics reporting no lag", func() bool {
 		metrics := string(env.Do(apptest.Request{Method: http.MethodGet, Path: "/metrics"}).Body)

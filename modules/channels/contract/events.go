@@ -58,3 +58,7 @@ func (e ChannelEvent) Channel() ChannelEvent { return e }
 
 // EventStream puts every shipping channels event on the module's stream.
 func (ChannelEvent) EventStream() string { return Stream }
+
+// PartitionKey keeps a channel's events in one partition of a consumer
+// group, in their order (messaging.Keyed).
+func (e ChannelEvent) PartitionKey() string { return e.ShippingChannel.ID }

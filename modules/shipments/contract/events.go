@@ -62,3 +62,7 @@ func (ShipmentStatusChanged) EventType() string { return EventStatusChanged }
 
 // EventStream puts every shipments event on the module's stream.
 func (ShipmentEvent) EventStream() string { return Stream }
+
+// PartitionKey keeps a shipment's events in one partition of a consumer
+// group, in their order (messaging.Keyed).
+func (e ShipmentEvent) PartitionKey() string { return e.Shipment.ID }

@@ -37,3 +37,8 @@ func (TrackShipmentParcels) CommandName() string   { return "tracking.track_ship
 func (TrackShipmentParcels) CommandStream() string { return CommandStream }
 func (StopTrackingChannel) CommandName() string    { return "tracking.stop_tracking_channel" }
 func (StopTrackingChannel) CommandStream() string  { return CommandStream }
+
+// PartitionKey is the aggregate a command is about: the shipment whose
+// parcels to track, the channel whose parcels stop (messaging.Keyed).
+func (c TrackShipmentParcels) PartitionKey() string { return c.ShipmentID }
+func (c StopTrackingChannel) PartitionKey() string  { return c.ChannelID }

@@ -68,3 +68,9 @@ func (TrackingParcelStatusChanged) EventType() string { return EventStatusChange
 // EventStream puts every tracking parcels event on the module's stream.
 func (TrackingParcelEvent) EventStream() string         { return Stream }
 func (TrackingParcelStatusChanged) EventStream() string { return Stream }
+
+// PartitionKey keeps a tracking parcel's events, its status changes among
+// them, in one partition of a consumer group, in their order
+// (messaging.Keyed).
+func (e TrackingParcelEvent) PartitionKey() string         { return e.TrackingParcel.ID }
+func (e TrackingParcelStatusChanged) PartitionKey() string { return e.TrackingParcel.ID }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,6 +89,24 @@ func StreamName(stream string) string {
 	return "SHIPD_" + strings.ToUpper(brokerNames.Replace(stream))
 }
 
+// PartitionSubject is the subject partition p of n of a module stream is
+// forwarded to; with n = 1 the stream's own (ADR 0050).
+func PartitionSubject(stream string, p, n int) string {
+	if n <= 1 {
+		return Subject(stream)
+	}
+	return Subject(stream) + ".p" + strconv.Itoa(p)
+}
+
+// PartitionStreamName is the JetStream stream that keeps partition p of n
+// of a module stream; with n = 1 the stream's own.
+func PartitionStreamName(stream string, p, n int) string {
+	if n <= 1 {
+		return StreamName(stream)
+	}
+	return StreamName(stream) + "_P" + strconv.Itoa(p)
+}
+
 // brokerNames turns a stream or group name into a JetStream name, which
 // allows no dots.
 var brokerNames = strings.NewReplacer(".", "_", "-", "_")
@@ -100,9 +119,9 @@ const brokerDuplicateWindow = 10 * time.Minute
 // AwaitStreams makes the streams (EnsureStreams), trying again every few
 // seconds while the broker cannot be reached; waiting says, once a try,
 // what waits for them. It returns ctx's error if ctx ends first.
-func (b *Broker) AwaitStreams(ctx context.Context, streams []string, logger *slog.Logger, waiting string) error {
+func (b *Broker) AwaitStreams(ctx context.Context, streams []string, partitions int, logger *slog.Logger, waiting string) error {
 	for {
-		err := b.EnsureStreams(ctx, streams)
+		err := b.EnsureStreams(ctx, streams, partitions)
 		if err == nil {
 			return nil
 		}
@@ -115,20 +134,25 @@ func (b *Broker) AwaitStreams(ctx context.Context, streams []string, logger *slo
 	}
 }
 
-// EnsureStreams makes, or brings up to date, the JetStream stream of each
-// module stream: kept on disk, every message (a rebuild replays them).
-func (b *Broker) EnsureStreams(ctx context.Context, streams []string) error {
+// EnsureStreams makes, or brings up to date, the JetStream streams of each
+// module stream, one per partition of n: kept on disk, every message.
+func (b *Broker) EnsureStreams(ctx context.Context, streams []string, partitions int) error {
 	for _, s := range streams {
-		cfg := jetstream.StreamConfig{
-			Name:        StreamName(s),
-			Description: "shipd's " + s + " stream, forwarded from its PostgreSQL outbox",
-			Subjects:    []string{Subject(s)},
-			Storage:     jetstream.FileStorage,
-			Retention:   jetstream.LimitsPolicy,
-			Duplicates:  brokerDuplicateWindow,
-		}
-		if _, err := b.js.CreateOrUpdateStream(ctx, cfg); err != nil {
-			return fmt.Errorf("JetStream stream %s: %w", cfg.Name, err)
+		for p := range max(partitions, 1) {
+			cfg := jetstream.StreamConfig{
+				Name:        PartitionStreamName(s, p, partitions),
+				Description: "shipd's " + s + " stream, forwarded from its PostgreSQL outbox",
+				Subjects:    []string{PartitionSubject(s, p, partitions)},
+				Storage:     jetstream.FileStorage,
+				Retention:   jetstream.LimitsPolicy,
+				Duplicates:  brokerDuplicateWindow,
+			}
+			if partitions > 1 {
+				cfg.Description += ", partition " + strconv.Itoa(p) + " of " + strconv.Itoa(partitions)
+			}
+			if _, err := b.js.CreateOrUpdateStream(ctx, cfg); err != nil {
+				return fmt.Errorf("JetStream stream %s: %w", cfg.Name, err)
+			}
 		}
 	}
 	return nil

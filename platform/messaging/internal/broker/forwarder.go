@@ -13,8 +13,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"shipd/platform/messaging/internal/codec"
 	"shipd/platform/messaging/internal/deadletter"
 	"shipd/platform/messaging/internal/grouptx"
+	"shipd/platform/messaging/internal/partition"
 	"shipd/platform/messaging/internal/pgstream"
 )
 
@@ -34,13 +36,17 @@ type Forwarder struct {
 	reading pgstream.Reading
 	broker  *Broker
 	streams []string
-	logger  *slog.Logger
+	// partitions is how many partitions each stream has on the broker: a
+	// message goes to its key's (ADR 0050).
+	partitions int
+	logger     *slog.Logger
 }
 
-// NewForwarder forwards the outbox messages of streams in db to broker;
-// read as reading says; it logs to logger.
-func NewForwarder(db *sqlx.DB, reading pgstream.Reading, broker *Broker, streams []string, logger *slog.Logger) *Forwarder {
-	return &Forwarder{db: db, reading: reading, broker: broker, streams: streams, logger: logger}
+// NewForwarder forwards the outbox messages of streams in db to broker,
+// each to its partition of partitions; read as reading says; it logs to
+// logger.
+func NewForwarder(db *sqlx.DB, reading pgstream.Reading, broker *Broker, streams []string, partitions int, logger *slog.Logger) *Forwarder {
+	return &Forwarder{db: db, reading: reading, broker: broker, streams: streams, partitions: max(partitions, 1), logger: logger}
 }
 
 // Name names the worker.
@@ -52,7 +58,7 @@ func (f *Forwarder) Problem() string { return f.broker.Problem() }
 // Run forwards until ctx ends. The broker's streams are made first, tried
 // again every few seconds while the broker cannot be reached.
 func (f *Forwarder) Run(ctx context.Context) error {
-	if err := f.broker.AwaitStreams(ctx, f.streams, f.logger, "events wait in the outbox"); err != nil {
+	if err := f.broker.AwaitStreams(ctx, f.streams, f.partitions, f.logger, "events wait in the outbox"); err != nil {
 		return nil // ended before the broker came
 	}
 	wlog := grouptx.WatermillLogger(f.logger)
@@ -76,15 +82,17 @@ func (f *Forwarder) Run(ctx context.Context) error {
 	return nil
 }
 
-// forward publishes each message of a batch read from the outbox without
+// forward publishes each message to its partition's subject: the
+// stream's order holds within each partition, and so for each key. It
+// publishes each message of a batch read from the outbox without
 // waiting for JetStream's acknowledgement, and the batch's transaction
 // waits for them all before it commits the group's offset (publishAcks):
 // one round trip per batch, not per message. The messages go out in order
 // on one connection, and JetStream stores them in that order. A group going
 // one by one after a failed batch waits for each acknowledgement.
 func (f *Forwarder) forward(stream string) message.NoPublishHandlerFunc {
-	subject := Subject(stream)
 	return func(m *message.Message) error {
+		subject := PartitionSubject(stream, partition.Of(m.Metadata.Get(codec.MetadataPartitionKey), f.partitions), f.partitions)
 		ctx := m.Context()
 		// While the broker is away the message waits here, not in a loop of
 		// failed publishes that would log every try.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"shipd/platform/messaging/internal/partition"
 )
 
 // brokerAckWait is how long JetStream waits for a message's
@@ -29,27 +31,30 @@ type ConsumerLag struct {
 // Group is a consumer group and the module stream it reads.
 type Group struct{ Name, Stream string }
 
-// Lag reads each consumer group's lag from its JetStream consumer: the
-// messages not delivered yet and those delivered but not acknowledged, and
-// the age of the first one after the acknowledged floor. Groups that have
-// not subscribed yet are left out.
-func (b *Broker) Lag(ctx context.Context, groups []Group) ([]ConsumerLag, error) {
+// Lag reads each consumer group's lag from its JetStream consumers, one per
+// partition of partitions, each reported under its partition group's name
+// (ADR 0050): the messages not delivered yet and those delivered but not
+// acknowledged, and the age of the first one after the acknowledged floor.
+// Groups that have not subscribed yet are left out.
+func (b *Broker) Lag(ctx context.Context, groups []Group, partitions int) ([]ConsumerLag, error) {
 	var out []ConsumerLag
 	for _, g := range groups {
-		name := StreamName(g.Stream)
-		consumer, err := b.js.Consumer(ctx, name, durableName(g.Name))
-		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
-			continue
+		for p := range max(partitions, 1) {
+			name := PartitionStreamName(g.Stream, p, partitions)
+			consumer, err := b.js.Consumer(ctx, name, durableName(g.Name))
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("consumer %s of %s: %w", g.Name, name, err)
+			}
+			info := consumer.CachedInfo() // as the lookup found it
+			lag := ConsumerLag{Group: partition.Group(g.Name, p, partitions), Stream: g.Stream, Messages: int64(info.NumPending) + int64(info.NumAckPending)}
+			if lag.Messages > 0 {
+				lag.Seconds = oldestAge(ctx, b.js, name, info.AckFloor.Stream+1)
+			}
+			out = append(out, lag)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("consumer %s of %s: %w", g.Name, name, err)
-		}
-		info := consumer.CachedInfo() // as the lookup found it
-		lag := ConsumerLag{Group: g.Name, Stream: g.Stream, Messages: int64(info.NumPending) + int64(info.NumAckPending)}
-		if lag.Messages > 0 {
-			lag.Seconds = oldestAge(ctx, b.js, name, info.AckFloor.Stream+1)
-		}
-		out = append(out, lag)
 	}
 	return out, nil
 }

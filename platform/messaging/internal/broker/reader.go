@@ -43,25 +43,35 @@ const brokerBatch = 100
 // was lost, and gives back what lies beyond a gap (messages a crashed
 // reader held come back after the ack wait).
 type Reader struct {
-	broker   *Broker
-	group    string // the consumer group
-	stream   string // the module stream
-	begin    grouptx.Beginner
-	deadline time.Duration // how long a handler may take with a message
-	poll     time.Duration // how long an idle reader waits for a wake-up before it pulls anyway
-	logger   watermill.LoggerAdapter
+	broker    *Broker
+	group     string // the consumer group; its partition is its JetStream stream
+	stream    string // the module stream
+	js        string // the JetStream stream of the group's partition
+	offsetsAt string // the stream column of the group's row in platform.broker_offsets
+	begin     grouptx.Beginner
+	deadline  time.Duration // how long a handler may take with a message
+	poll      time.Duration // how long an idle reader waits for a wake-up before it pulls anyway
+	logger    watermill.LoggerAdapter
 
 	closing   chan struct{}
 	closeOnce sync.Once
 	done      sync.WaitGroup
 }
 
-// NewReader is the reader of stream on broker for consumerGroup: a batch's
-// transaction begun by begin, deadline for a handler's answer, an idle
-// reader asking the broker every poll.
-func NewReader(broker *Broker, consumerGroup, stream string, begin grouptx.Beginner, deadline, poll time.Duration, logger watermill.LoggerAdapter) *Reader {
+// NewReader is the reader of partition p of n of stream on broker for
+// consumerGroup (with n = 1 the whole stream, as before partitions): a
+// batch's transaction begun by begin, whose lock must be the partition's,
+// deadline for a handler's answer, an idle reader asking the broker every
+// poll. Each partition has its JetStream stream, its durable consumer there
+// and its position, whose stream is that JetStream stream's name (the
+// module stream's with n = 1).
+func NewReader(broker *Broker, consumerGroup, stream string, p, n int, begin grouptx.Beginner, deadline, poll time.Duration, logger watermill.LoggerAdapter) *Reader {
+	offsetsAt := stream
+	if n > 1 {
+		offsetsAt = PartitionStreamName(stream, p, n)
+	}
 	return &Reader{
-		broker: broker, group: consumerGroup, stream: stream, begin: begin,
+		broker: broker, group: consumerGroup, stream: stream, js: PartitionStreamName(stream, p, n), offsetsAt: offsetsAt, begin: begin,
 		deadline: deadline, poll: poll, logger: logger,
 		closing: make(chan struct{}),
 	}
@@ -336,7 +346,7 @@ func (r *Reader) position(ctx context.Context, tx watermillsql.Tx, consumer jets
 	}
 	var seq int64
 	err := std.QueryRowContext(ctx, `SELECT stream_sequence FROM platform.broker_offsets WHERE consumer_group = $1 AND stream = $2`,
-		r.group, r.stream).Scan(&seq)
+		r.group, r.offsetsAt).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		info, err := consumer.Info(ctx)
 		if err != nil {
@@ -351,7 +361,7 @@ func (r *Reader) position(ctx context.Context, tx watermillsql.Tx, consumer jets
 func (r *Reader) advance(ctx context.Context, tx watermillsql.Tx, seq uint64) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO platform.broker_offsets (consumer_group, stream, stream_sequence) VALUES ($1, $2, $3)
 		ON CONFLICT (consumer_group, stream) DO UPDATE SET stream_sequence = excluded.stream_sequence, updated_at = now()`,
-		r.group, r.stream, int64(seq))
+		r.group, r.offsetsAt, int64(seq))
 	return err
 }
 
@@ -379,7 +389,7 @@ func giveBack(batches ...[]jetstream.Msg) {
 // again while the broker cannot be reached.
 func (r *Reader) consumer(ctx context.Context) (jetstream.Consumer, error) {
 	for {
-		c, err := r.broker.pullConsumer(ctx, StreamName(r.stream), durableName(r.group))
+		c, err := r.broker.pullConsumer(ctx, r.js, durableName(r.group))
 		if err == nil {
 			return c, nil
 		}

@@ -6,6 +6,7 @@ package codec
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -40,7 +41,25 @@ const (
 	MetadataName = "name"
 	// MetadataVersion is the payload's shape, "1" when absent.
 	MetadataVersion = "version"
+	// MetadataPartitionKey is the aggregate a message is about: the bus
+	// hands every message of one key to the same partition of a consumer
+	// group, so one aggregate's messages keep their order (ADR 0050).
+	MetadataPartitionKey = "partition_key"
 )
+
+// storableKey is key as every store of metadata takes it: PostgreSQL's
+// text and jsonb refuse U+0000 and bytes that are not UTF-8 (an id a
+// client sent could hold them; the message must still be set aside as a
+// dead letter), so those become U+FFFD, the same key each time.
+func storableKey(key string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(key, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// Keyed is an event or command about one aggregate: PartitionKey is the
+// aggregate's id. A message that is not Keyed goes to partition 0.
+type Keyed interface {
+	PartitionKey() string
+}
 
 // Marshaler names every message by its event type or command name, stamps
 // the payload's version and gives it an "evt_" id, which receivers see as the

@@ -86,6 +86,9 @@ func (m versionedMarshaler) Marshal(v any) (*message.Message, error) {
 		return nil, err
 	}
 	msg.Metadata.Set(MetadataVersion, strconv.Itoa(Version(v)))
+	if k, ok := v.(Keyed); ok {
+		msg.Metadata.Set(MetadataPartitionKey, storableKey(k.PartitionKey()))
+	}
 	return msg, nil
 }
 

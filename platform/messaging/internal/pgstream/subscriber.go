@@ -14,6 +14,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"shipd/platform/messaging/internal/grouptx"
+	"shipd/platform/messaging/internal/partition"
 	"shipd/platform/messaging/internal/wakeup"
 )
 
@@ -54,10 +55,26 @@ type Reading struct {
 	Wakeup *wakeup.Wakeup
 }
 
-// Subscribe is a subscriber of stream for consumerGroup: one instance's
-// subscriber at a time (the group's advisory lock), at most len(slots)
-// subscriber transactions of the instance open at once (nil: no bound).
+// Subscribe is a subscriber of stream for consumerGroup, which reads all
+// of it: one instance's subscriber at a time (the group's advisory lock), at
+// most len(slots) subscriber transactions of the instance open at once (nil:
+// no bound).
 func Subscribe(db *sql.DB, r Reading, slots chan struct{}, logger watermill.LoggerAdapter, group *grouptx.Group, consumerGroup, stream string) (message.Subscriber, error) {
+	return subscribe(db, r, slots, logger, group, consumerGroup, stream, Schema)
+}
+
+// SubscribePartition is the subscriber of partition p of n of stream for
+// consumerGroup (ADR 0050): the partition group of its own name, lock and
+// offsets, reading the messages whose key falls to p. With n = 1 it is
+// Subscribe. PrepareGroup must have run.
+func SubscribePartition(db *sql.DB, r Reading, slots chan struct{}, logger watermill.LoggerAdapter, group *grouptx.Group, consumerGroup, stream string, p, n int) (message.Subscriber, error) {
+	if n <= 1 {
+		return Subscribe(db, r, slots, logger, group, consumerGroup, stream)
+	}
+	return subscribe(db, r, slots, logger, group, partition.Group(consumerGroup, p, n), stream, partitionSchema{Schema, p, n})
+}
+
+func subscribe(db *sql.DB, r Reading, slots chan struct{}, logger watermill.LoggerAdapter, group *grouptx.Group, consumerGroup, stream string, schema watermillsql.SchemaAdapter) (message.Subscriber, error) {
 	deadline := r.AckDeadline
 	done := make(chan struct{})
 	beginner := grouptx.Beginner{Beginner: watermillsql.BeginnerFromStdSQL(db), Key: "consumer:" + stream + "/" + consumerGroup, Slots: slots,
@@ -67,7 +84,7 @@ func Subscribe(db *sql.DB, r Reading, slots chan struct{}, logger watermill.Logg
 		ResendInterval: 100 * time.Millisecond,
 		AckDeadline:    &deadline,
 		BackoffManager: wakeup.NewReaderBackoff(r.Wakeup, stream, r.PollInterval, 500*time.Millisecond, done),
-		SchemaAdapter:  Schema,
+		SchemaAdapter:  schema,
 		OffsetsAdapter: Offsets,
 		// Stream tables are made by InitializeStreams (migrate, serve
 		// start-up); initialising again here would serialise every

@@ -1,0 +1,8 @@
+package messaging
+
+import "shipd/platform/messaging/internal/partition"
+
+// PartitionSQL is the partition of n that a stored message falls to, as
+// the readers of PostgreSQL compute it over the metadata column of its
+// stream table (the lag metric counts with it; ADR 0050).
+func PartitionSQL(n int) string { return partition.SQL(n) }
