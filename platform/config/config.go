@@ -81,7 +81,7 @@ type Config struct {
 	// instances share a group's work (ADR 0050). Every instance must run
 	// the same number; to change it, stop the writes, let every group
 	// drain, and restart every instance with the new one.
-	EventPartitions int `env:"EVENT_PARTITIONS" envDefault:"4" help:"partitions each event consumer group reads its stream in, by aggregate, so instances share its work (1-64; the same in every instance; change it only after every group drained)"`
+	EventPartitions int `env:"EVENT_PARTITIONS" envDefault:"1" help:"partitions each event consumer group reads its stream in, by aggregate, so instances share its work (1-64; the same in every instance; change it only after every group drained)"`
 	// WorkerPollInterval is how often outbound workers look for due work
 	// when no signal of new work came (new bookings and deliveries signal).
 	WorkerPollInterval time.Duration `env:"WORKER_POLL_INTERVAL" envDefault:"1s" help:"how often an idle worker looks for due bookings, checks and deliveries"`
@@ -143,7 +143,11 @@ func (c Config) LocalMode() bool { return c.DatabaseURL == "" }
 
 // DefaultEventPartitions is EVENT_PARTITIONS' default, and what a Config
 // built in code without it runs.
-const DefaultEventPartitions = 4
+// One until the read models keep creation order across partitions: with
+// more, the shipment list numbers rows in the order its partitions' readers
+// see them (ADR 0015), and a partition that waited for a subscriber slot
+// under load listed a shipment seconds older as the newest (ADR 0050).
+const DefaultEventPartitions = 1
 
 // Partitions is EVENT_PARTITIONS, or its default for a Config built in
 // code.

@@ -135,7 +135,7 @@ func TestEventsGoThroughTheBrokerAndWaitInTheOutboxWhileItIsDown(t *testing.T) {
 	// A group's lag is its partitions', each on its own (ADR 0050).
 	wants := []string{`shipd_event_handler_lag_messages{consumer_group="broker.forwarder",topic="channels"} 0`}
 	for p := range config.DefaultEventPartitions {
-		wants = append(wants, fmt.Sprintf(`shipd_event_handler_lag_messages{consumer_group="channels.channel_list#%d",topic="channels"} 0`, p))
+		wants = append(wants, fmt.Sprintf(`shipd_event_handler_lag_messages{consumer_group=%q,topic="channels"} 0`, messaging.PartitionGroup("channels.channel_list", p, config.DefaultEventPartitions)))
 	}
 	apptest.Eventually(t, 10*time.Second, "/metrics reporting no lag", func() bool {
 		metrics := string(env.Do(apptest.Request{Method: http.MethodGet, Path: "/metrics"}).Body)

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"shipd"
 	"shipd/platform/apptest"
 	"shipd/platform/config"
+	"shipd/platform/messaging"
 )
 
 func TestReadyWhenTheDatabaseAnswersAndIsMigrated(t *testing.T) {
@@ -99,7 +99,7 @@ func TestMetricsTellWhatTheInstanceDid(t *testing.T) {
 func partitionsLag(families map[string]*dto.MetricFamily, name, group, topic string) float64 {
 	var sum float64
 	for p := range config.DefaultEventPartitions {
-		v := value(families, name, "consumer_group", fmt.Sprintf("%s#%d", group, p), "topic", topic)
+		v := value(families, name, "consumer_group", messaging.PartitionGroup(group, p, config.DefaultEventPartitions), "topic", topic)
 		if v < 0 {
 			return -1
 		}
