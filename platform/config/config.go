@@ -88,9 +88,8 @@ type Config struct {
 	// BookingConcurrency is how many carrier bookings one instance runs at
 	// once; 0 leaves booking to other instances (an API-only instance). A
 	// booking mostly waits (the carrier, its commits), so it takes many in
-	// flight to keep up: 8 booked at most ~230 sandbox shipments a second
-	// on the bench's 2 cores, and fell minutes behind at 200 writes/s; 32
-	// kept every lag under a second there (issue 32). A booking holds a
+	// flight to keep up: with 8 the bookings fell minutes behind at 200
+	// writes/s on the bench's 2 cores (issue 32). A booking holds a
 	// database connection only for its short transactions.
 	BookingConcurrency int `env:"BOOKING_CONCURRENCY" envDefault:"32" help:"carrier bookings in flight per instance (0: this instance books nothing)"`
 	// CarrierTimeout bounds one call to a carrier (a booking, a tracking
