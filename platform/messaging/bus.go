@@ -224,7 +224,11 @@ func (b *Bus) subscriber(consumerGroup, stream string) (message.Subscriber, erro
 	reading := b.config.reading()
 	reading.PollInterval *= time.Duration(n)
 	if b.config.Broker == nil {
-		readers.Prepare = func(ctx context.Context) error { return pgstream.PrepareGroup(ctx, b.sqlx, stream, consumerGroup, n) }
+		readers.Prepare = func(ctx context.Context) error {
+			return pgstream.Patiently(ctx, b.log, "preparing the partitions of "+consumerGroup, func() error {
+				return pgstream.PrepareGroup(ctx, b.sqlx, stream, consumerGroup, n)
+			})
+		}
 	}
 	for p := range n {
 		// Each partition's transactions are its own: a batch that failed

@@ -24,16 +24,30 @@ type patientSubscriber struct {
 const maxSubscribePause = 5 * time.Second
 
 func (s patientSubscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
+	var ch <-chan *message.Message
+	err := Patiently(ctx, s.log, "subscribing "+topic, func() error {
+		var err error
+		ch, err = s.Subscriber.Subscribe(ctx, topic)
+		return err
+	})
+	return ch, err
+}
+
+// Patiently runs fn again, with a growing pause, while it fails because
+// the database is unavailable: what a reader does before it reads (its
+// subscription, its partitions' offsets rows) must wait out a moment of
+// database trouble, or the router fails as a whole and the instance exits.
+func Patiently(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
 	pause := 100 * time.Millisecond
 	for {
-		ch, err := s.Subscriber.Subscribe(ctx, topic)
+		err := fn()
 		if err == nil || !postgres.IsUnavailable(err) || ctx.Err() != nil {
-			return ch, err
+			return err
 		}
-		s.log.WarnContext(ctx, "subscribing: database unavailable; trying again", "topic", topic, "err", err, "retry_in", pause.String())
+		log.WarnContext(ctx, what+": database unavailable; trying again", "err", err, "retry_in", pause.String())
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, maxSubscribePause)
