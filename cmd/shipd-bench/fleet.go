@@ -38,6 +38,9 @@ type fleet struct {
 	instances []instance
 	receiver  *createdReceiver
 	closers   []func() // in the order they were made
+	// postmaster is the PostgreSQL server's process, for its CPU time; 0
+	// when the server runs elsewhere.
+	postmaster int
 }
 
 // startFleet starts n processes of bin with the default configuration, the
@@ -61,6 +64,9 @@ func startFleet(ctx context.Context, bin, dsn string, bb backbone, n int) (_ *fl
 	})
 	if err := recreateDatabase(ctx, admin, loadDatabase); err != nil {
 		return nil, err
+	}
+	if pid, err := postmasterPID(ctx, admin); err == nil {
+		f.postmaster = pid
 	}
 	// Deliveries go to the receiver on loopback, which the default refuses.
 	env := []string{"WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"}
@@ -103,6 +109,15 @@ func startFleet(ctx context.Context, bin, dsn string, bb backbone, n int) (_ *fl
 		return nil, err
 	}
 	return f, nil
+}
+
+// cpu reads the CPU the fleet, its database server and the bench used so far.
+func (f *fleet) cpu() cpuReading {
+	pids := make([]int, len(f.instances))
+	for i, in := range f.instances {
+		pids[i] = in.pid
+	}
+	return readCPU(pids, f.postmaster)
 }
 
 // stop ends what startFleet made, the last made first.

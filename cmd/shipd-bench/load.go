@@ -38,6 +38,9 @@ type loadResult struct {
 	writesEnd    time.Duration
 	rss          [][]rssSample        // by instance
 	handled      []map[string]float64 // by instance: messages each consumer group handled during the run
+	// cpu is the CPU used from the first write until the wait after the
+	// writes ended: by everything the writes set off, bookings included.
+	cpu cpuReading
 }
 
 // loadSample is one reading, every second during the writes and every
@@ -68,6 +71,7 @@ func runLoad(ctx context.Context, f *fleet, spec loadSpec) (*loadResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	cpuBefore := f.cpu()
 	start := time.Now()
 	stopRSS, rssDone := make(chan struct{}), make(chan [][]rssSample, 1)
 	go func() { rssDone <- f.traceRSS(start, stopRSS) }()
@@ -176,6 +180,7 @@ func runLoad(ctx context.Context, f *fleet, spec loadSpec) (*loadResult, error) 
 			return nil, err
 		}
 	}
+	r.cpu = f.cpu().since(cpuBefore)
 	r.writes = <-writesDone // the probes end within the drain limit of their 201
 	close(stopRSS)
 	stopRSS = nil

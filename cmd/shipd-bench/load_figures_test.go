@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"testing"
 	"time"
 )
@@ -103,5 +104,17 @@ shipd_event_handler_lag_seconds{consumer_group="g#1",topic="s"} 1.5
 	}
 	if got := m.groupsBehind(); len(got) != 1 || got["g"] != (groupBehind{seconds: 1.5, messages: 7}) {
 		t.Errorf("groups behind %+v, want g: 1.5 s, 7 messages", got)
+	}
+}
+
+// The bench reads its own process's parent and CPU times, and the machine's.
+func TestCPUReadingsReadTheProcessAndTheMachine(t *testing.T) {
+	s, ok := procStat(os.Getpid())
+	if !ok || s.ppid != os.Getppid() {
+		t.Fatalf("procStat of the test process: %+v, %v; want its parent %d", s, ok, os.Getppid())
+	}
+	busy, total := machineCPU()
+	if busy <= 0 || total < busy {
+		t.Errorf("machine CPU busy %s of %s", busy, total)
 	}
 }

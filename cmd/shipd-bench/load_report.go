@@ -16,7 +16,8 @@ const maxMissesShown = 5
 // first column.
 func writeLoadTable(report *strings.Builder, first string, runs iter.Seq2[string, *loadResult]) {
 	fmt.Fprintf(report, "| %s | achieved | list lag | booking lag | tracking-start lag | webhook lag | webhooks delivered | "+
-		"bookings done | slowest group drained | RSS peak | targets missed |\n|---|---|---|---|---|---|---|---|---|---|---|\n", first)
+		"bookings done | slowest group drained | RSS peak | CPU per write: shipd / PostgreSQL / bench / machine; machine busy | targets missed |\n"+
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n", first)
 	for name, r := range runs {
 		list, lu := r.probed(listStep)
 		booking, bu := r.probed(bookingStep)
@@ -35,9 +36,9 @@ func writeLoadTable(report *strings.Builder, first string, runs iter.Seq2[string
 		} else if len(m) > 0 {
 			missed = strings.Join(m, "; ")
 		}
-		fmt.Fprintf(report, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s MiB | %s |\n", name, achieved,
+		fmt.Fprintf(report, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s MiB | %s | %s |\n", name, achieved,
 			spread(list, lu), spread(booking, bu), spread(tracked, tu), spread(lagsOf(r.webhooks), 0),
-			r.delivered(), r.bookingsDone(), r.slowestDrain(), strings.Join(rss, " / "), missed)
+			r.delivered(), r.bookingsDone(), r.slowestDrain(), strings.Join(rss, " / "), r.cpu.perWrite(r.created), missed)
 	}
 	fmt.Fprintln(report)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -75,6 +76,7 @@ func benchSweep(ctx context.Context, dsn string, report *strings.Builder) (sweep
 		})
 		writeGroupTable(report, byRate)
 		fmt.Fprintf(report, "**Sustainable rate on %s: %s.**\n\n", bb.name, sustainable(byRate))
+		fmt.Fprintf(report, "%s\n\n", coresNeeded(byRate))
 		logf("sweep: sustainable rate on %s: %s", bb.name, sustainable(byRate))
 	}
 	return results, nil
@@ -90,7 +92,10 @@ func loadMethod() string {
 		"and `_messages` from `/metrics`) is read every second during the writes (its worst: seconds / messages), then every 250 ms "+
 		"until every group has caught up, every booking is done and every `shipment.created` has arrived, or the drain limit "+
 		"(%s) after the writes has passed; a group's drain time is from the last write offered until its lag was 0 for good. RSS is "+
-		"read from /proc every 100 ms from the first write to the end of that wait. A rate is sustainable when list lag p99 < %s; "+
+		"read from /proc every 100 ms from the first write to the end of that wait. **CPU per write** is the CPU time used "+
+		"from the first write to the end of that wait (so bookings and deliveries after the writes count) divided by the writes answered "+
+		"201: the shipd process, the PostgreSQL cluster (its postmaster with live and exited children), the bench's own process (the load, "+
+		"probes and webhook receiver), and the whole machine's busy time from /proc/stat (NATS included); then how busy the machine was. A rate is sustainable when list lag p99 < %s; "+
 		"booking, tracking-start and webhook lag p99 < %s with every sample seen and every webhook delivered; no group more than "+
 		"%s behind at any sample during the writes; every group drained within %s; no write failed.",
 		probesPerSecond, pollNote, durationOf(loadDrainLimit), durationOf(loadDrainLimit), dur(listLagTarget), dur(workLagTarget), dur(workLagTarget), dur(drainTarget))
@@ -135,4 +140,16 @@ func sustainable(byRate map[int]*loadResult) string {
 		return fmt.Sprintf("below %d/s", rates[0])
 	}
 	return fmt.Sprintf("%d/s", best)
+}
+
+// coresNeeded says, from the CPU each write cost at the highest rate, how
+// many of this machine's cores the highest rate would keep busy: whether a
+// rate missed for want of CPU can be met on this machine at all.
+func coresNeeded(byRate map[int]*loadResult) string {
+	top := slices.Max(slices.Collect(maps.Keys(byRate)))
+	r := byRate[top]
+	each := r.cpu.busyPerWrite(r.created)
+	return fmt.Sprintf("At %d/s each write cost %s of the machine's CPU time, all processes together (the bench's own included); "+
+		"at that cost %d writes/s keep %.1f cores busy; this machine has %d.",
+		top, dur(each), top, float64(top)*each.Seconds(), runtime.NumCPU())
 }

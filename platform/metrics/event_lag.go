@@ -10,6 +10,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"shipd/platform/postgres"
 )
 
 // EventHandlerLag reports, per consumer group (one per event handler) and
@@ -118,7 +120,7 @@ func (l *EventHandlerLag) measure(ctx context.Context) ([]HandlerLag, error) {
 	}
 	var rows []HandlerLag
 	if query != "" {
-		if err := l.db.SelectContext(ctx, &rows, query); err != nil {
+		if err := postgres.SelectWithoutJIT(ctx, l.db, &rows, query); err != nil {
 			return nil, err
 		}
 	}

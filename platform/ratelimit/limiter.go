@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"shipd/platform/clock"
+	"shipd/platform/postgres"
 )
 
 // Window is the length of one counting window.
@@ -35,15 +36,21 @@ type Decision struct {
 
 // Take counts one request of account against limit per minute. The row lock
 // of the upsert serialises concurrent requests of one account across all
-// instances, so the count is exact.
+// instances, so the count is exact. The count commits unflushed: a durable
+// commit held that lock through a disk flush, so one account's requests
+// queued one flush each (2.3 ms a request under make bench's sweep, more than
+// any other statement); a crash forgets at most the last moment's counts of
+// a one-minute window.
 func (l *Limiter) Take(ctx context.Context, accountID string, limit int) (Decision, error) {
 	now := l.clock.Now()
 	start := now.Truncate(Window)
 	var count int
 	err := l.db.GetContext(ctx, &count, `
-		INSERT INTO platform.rate_limit_windows (account_id, window_start, count) VALUES ($1, $2, 1)
-		ON CONFLICT (account_id, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
-		RETURNING count`, accountID, start)
+		WITH `+postgres.Unflushed+`, counted AS (
+			INSERT INTO platform.rate_limit_windows (account_id, window_start, count) VALUES ($1, $2, 1)
+			ON CONFLICT (account_id, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
+			RETURNING count)
+		SELECT count FROM counted CROSS JOIN unflushed`, accountID, start)
 	if err != nil {
 		return Decision{}, fmt.Errorf("counting request: %w", err)
 	}

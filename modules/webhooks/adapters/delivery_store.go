@@ -116,7 +116,7 @@ func (s *DeliveryStore) Claim(ctx context.Context, limit int, lease time.Duratio
 // claimStatement leases due deliveries ($3 at most, until $2) and returns
 // them with their body and subscription; see Claim.
 const claimStatement = `
-		WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+		WITH ` + postgres.Unflushed + `,
 		claimed AS (
 			UPDATE webhooks.deliveries d SET lease_until = $2
 			FROM (SELECT id FROM webhooks.deliveries c
