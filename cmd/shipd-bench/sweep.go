@@ -149,7 +149,7 @@ func coresNeeded(byRate map[int]*loadResult) string {
 	top := slices.Max(slices.Collect(maps.Keys(byRate)))
 	r := byRate[top]
 	each := r.cpu.busyPerWrite(r.created)
-	return fmt.Sprintf("At %d/s each write cost %s of the machine's CPU time, all processes together (the bench's own included); "+
+	return fmt.Sprintf("At %d/s each write cost %.1f ms of the machine's CPU time, all processes together (the bench's own included); "+
 		"at that cost %d writes/s keep %.1f cores busy; this machine has %d.",
-		top, dur(each), top, float64(top)*each.Seconds(), runtime.NumCPU())
+		top, float64(each)/float64(time.Millisecond), top, float64(top)*each.Seconds(), runtime.NumCPU())
 }

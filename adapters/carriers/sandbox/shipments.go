@@ -139,8 +139,26 @@ func (c *Carrier) keep(sh *shipment, id string) (string, error) {
 		Reference: sh.reference, Price: sh.price, Labels: sh.labels}}); err != nil {
 		return "", err
 	}
-	c.shipments[id] = sh
+	c.remember(id, sh)
 	return id, nil
+}
+
+// remember keeps sh under id and forgets the oldest bookings beyond the
+// configured number. Under c.mu.
+func (c *Carrier) remember(id string, sh *shipment) {
+	if _, known := c.shipments[id]; !known {
+		c.kept = append(c.kept, id)
+	}
+	c.shipments[id] = sh
+	limit := c.config.Remember
+	if limit <= 0 {
+		limit = DefaultRemember
+	}
+	for len(c.shipments) > limit {
+		delete(c.shipments, c.kept[0])
+		c.kept[0] = ""
+		c.kept = c.kept[1:] // append's next growth copies the live part only
+	}
 }
 
 // FindBooking answers the booking made under req's booking key, the
@@ -451,12 +469,12 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 	if c.shipments == nil {
 		c.shipments = map[string]*shipment{}
 	}
-	c.shipments[ref.ProviderShipmentID] = sh
+	c.remember(ref.ProviderShipmentID, sh)
 	return nil
 }
 
 func unknownShipment(ref carrier.ShipmentRef) *carrier.Rejection {
-	return carrier.Reject("", "unknown shipment %q: the sandbox carrier has no booking with that id (bookings live in memory until the service restarts)", ref.ProviderShipmentID)
+	return carrier.Reject("", "unknown shipment %q: the sandbox carrier has no booking with that id (it keeps its newest bookings in memory until the service restarts)", ref.ProviderShipmentID)
 }
 
 // FailNextLabels makes the next n label answers fail, the booking's own

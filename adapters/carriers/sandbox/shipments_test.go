@@ -528,3 +528,30 @@ func TestPickupPoints(t *testing.T) {
 		}
 	}
 }
+
+// The sandbox keeps its newest bookings only: an older one's labels and
+// cancel answer "unknown shipment", a cancelled one stays remembered once,
+// and tracking goes on for all.
+func TestOnlyTheNewestBookingsAreRemembered(t *testing.T) {
+	c := sandbox.NewWithConfig(sandbox.Config{Remember: 3})
+	var made []carrier.CreatedShipment
+	for i := range 5 {
+		made = append(made, book(t, c, request(fmt.Sprintf("ORDER-R%d", i), threeParcels[0])))
+	}
+	// Cancelling a remembered booking does not count it twice.
+	if err := c.CancelShipment(context.Background(), settings, carrier.ShipmentRef{ProviderShipmentID: made[4].ProviderShipmentID}); err != nil {
+		t.Fatal(err)
+	}
+	for i, out := range made[:4] { // the fifth is cancelled: no labels
+		_, err := c.Labels(context.Background(), settings, carrier.ShipmentRef{ProviderShipmentID: out.ProviderShipmentID}, "zpl")
+		forgotten := err != nil && strings.HasPrefix(rejected(t, err)[0].Message, "unknown shipment")
+		if want := i < 2; forgotten != want || (!want && err != nil) {
+			t.Errorf("booking %d: labels answered %v; forgotten want %v", i, err, want)
+		}
+	}
+	for i, out := range made {
+		if _, err := c.Track(context.Background(), settings, carrier.TrackingRequest{TrackingNumber: out.TrackingNumbers[0]}); err != nil {
+			t.Errorf("tracking booking %d: %v", i, err)
+		}
+	}
+}
