@@ -5,17 +5,12 @@ import (
 	"testing"
 
 	"shipd/platform/postgres"
-	"shipd/platform/postgres/pgtest"
 )
 
 // With every query costly enough to compile (jit_above_cost 0 on the one
 // connection), a plain query is compiled and SelectWithoutJIT's is not.
 func TestSelectWithoutJITCompilesNothing(t *testing.T) {
-	db := pgtest.Open(t)
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(t.Context(), `SET jit_above_cost = 0`); err != nil {
-		t.Fatal(err)
-	}
+	db := oneConnection(t, `SET jit_above_cost = 0`)
 	const explain = `EXPLAIN (ANALYZE, FORMAT JSON) SELECT sum(n) FROM generate_series(1, 1000) n`
 	var plain []string
 	if err := db.SelectContext(t.Context(), &plain, explain); err != nil {
