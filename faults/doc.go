@@ -9,7 +9,10 @@
 //   - a webhook receiver down for the whole retry schedule, walked through on
 //     a test clock (retry_schedule_test.go);
 //   - the event broker (NATS JetStream, a real nats-server) killed and started
-//     again under load, and down while shipd starts (broker_restart_test.go).
+//     again under load, and down while shipd starts (broker_restart_test.go);
+//   - shipd killed by its failpoint between a consumer group's batch written
+//     and its commit (ADR 0048), again and again under load, on PostgreSQL
+//     and on the broker (batch_kill_test.go, checks in batch_checks_test.go).
 //
 // After each fault: every write answered 2xx is stored, every event published
 // for it reached the list read model and the webhook receiver, and nothing is

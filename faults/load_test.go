@@ -20,7 +20,8 @@ import (
 type writeLoad struct {
 	targets   []client // instances, taken in turn
 	channelID string
-	every     time.Duration // between one worker's requests
+	every     time.Duration                              // between one worker's requests
+	body      func(channelID, ref string) map[string]any // of a shipment POST
 
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -72,8 +73,19 @@ const (
 // startWriteLoad starts loadWorkers shipment creators and one updater per
 // spare channel (each at a worker's pace), spread over targets.
 func startWriteLoad(targets []client, channelID, prefix string, spares []string) *writeLoad {
-	l := &writeLoad{targets: targets, channelID: channelID, prefix: prefix, stop: make(chan struct{}),
-		every: time.Second * loadWorkers / loadRate, updates: map[string]*channelUpdates{}}
+	return startLoadOf(loadShape{body: shipmentBody, rate: loadRate}, targets, channelID, prefix, spares)
+}
+
+// loadShape is what a load's shipments are and how many are sent a second.
+type loadShape struct {
+	body func(channelID, ref string) map[string]any
+	rate int
+}
+
+// startLoadOf is startWriteLoad sending shipments of another shape.
+func startLoadOf(shape loadShape, targets []client, channelID, prefix string, spares []string) *writeLoad {
+	l := &writeLoad{targets: targets, channelID: channelID, prefix: prefix, stop: make(chan struct{}), body: shape.body,
+		every: time.Second * loadWorkers / time.Duration(shape.rate), updates: map[string]*channelUpdates{}}
 	for w := range loadWorkers {
 		l.wg.Go(func() { l.createShipments(w) })
 	}
@@ -109,7 +121,7 @@ func (l *writeLoad) createShipments(worker int) {
 		l.mu.Unlock()
 		c := l.targets[(worker+n)%len(l.targets)]
 		l.inFlight.Add(1)
-		a := c.call(http.MethodPost, "/v1/shipments", shipmentBody(l.channelID, ref))
+		a := c.call(http.MethodPost, "/v1/shipments", l.body(l.channelID, ref))
 		l.inFlight.Add(-1)
 		p := shipmentPost{ref: ref, answer: a}
 		if a.ok() {

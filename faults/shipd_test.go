@@ -52,6 +52,15 @@ func (in *instance) restart(t *testing.T) *instance {
 
 func startInstanceAt(t *testing.T, name, dsn, addr string, extraEnv ...string) *instance {
 	t.Helper()
+	in := launchInstance(t, name, dsn, addr, extraEnv...)
+	in.AwaitHealthy(t, in.url)
+	return in
+}
+
+// launchInstance starts `shipd serve` on addr and returns at once: an
+// instance armed to die at a failpoint may die before it serves.
+func launchInstance(t *testing.T, name, dsn, addr string, extraEnv ...string) *instance {
+	t.Helper()
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = serveEnv(dsn, addr, extraEnv)
 	// If the test binary itself dies (a Ctrl-C, a closed pipe), its shipd
@@ -64,7 +73,6 @@ func startInstanceAt(t *testing.T, name, dsn, addr string, extraEnv ...string) *
 			t.Logf("last lines of %s's log:\n%s", name, in.Tail(30))
 		}
 	})
-	in.AwaitHealthy(t, in.url)
 	return in
 }
 

@@ -28,9 +28,14 @@ const (
 	// AfterCarrierAccepted is after the carrier's acceptance was recorded,
 	// before the label is fetched and merged.
 	AfterCarrierAccepted = "booking-after-carrier-accepted"
+	// GroupBatchWritten is after a consumer group that changes aggregates
+	// or makes webhook deliveries wrote its batch in its transaction,
+	// before that transaction, with the acknowledgement, commits (ADR
+	// 0048): a kill there must take the batch with the acknowledgement.
+	GroupBatchWritten = "group-batch-written"
 )
 
-var known = []string{AfterIdempotentCommit, AfterCarrierAnswer, AfterCarrierAccepted}
+var known = []string{AfterIdempotentCommit, AfterCarrierAnswer, AfterCarrierAccepted, GroupBatchWritten}
 
 type armed struct {
 	name  string

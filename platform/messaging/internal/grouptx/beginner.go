@@ -18,6 +18,7 @@ import (
 	watermillsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
 	"github.com/jmoiron/sqlx"
 
+	"shipd/platform/failpoint"
 	"shipd/platform/postgres"
 )
 
@@ -219,6 +220,11 @@ func (t *Tx) writePending() error {
 		if err := p.batch.Write(ctx, tx); err != nil {
 			return fmt.Errorf("writing %s: %w", p.key, err)
 		}
+	}
+	if t.group.Durable {
+		// The fault suite kills here: the batch is written, its
+		// acknowledgement not yet committed.
+		return failpoint.Hit(failpoint.GroupBatchWritten)
 	}
 	return nil
 }
