@@ -57,6 +57,17 @@ func (p *pdfPage) textCenter(center, y, size float64, bold bool, s string, maxMM
 	p.put(mm(center)-w/2, y, size, bold, s)
 }
 
+// whole writes s entire, at size or as much smaller as makes it at most
+// maxMM wide: for numbers and codes, which fit's shortening would misstate.
+// align places it: 0 starts it at x, 0.5 centres it there, 1 ends it there.
+func (p *pdfPage) whole(x, y, size float64, bold bool, s string, maxMM, align float64) {
+	font, _ := p.font(bold)
+	if w := font.width(s, size); w > mm(maxMM) {
+		size *= mm(maxMM) / w
+	}
+	p.put(mm(x)-align*font.width(s, size), y, size, bold, s)
+}
+
 // put writes s at x points from the left edge, the top of its line y mm
 // from the top.
 func (p *pdfPage) put(x, y, size float64, bold bool, s string) {
