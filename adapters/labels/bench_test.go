@@ -1,6 +1,7 @@
 package labels_test
 
 import (
+	"bytes"
 	"fmt"
 	"syscall"
 	"testing"
@@ -59,4 +60,24 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// BenchmarkRenderHandover draws the handover document of a manifest of
+// 1,000 parcels, the largest make bench asks for; pages/op says how long
+// the document is.
+func BenchmarkRenderHandover(b *testing.B) {
+	d := handoverDoc(1000)
+	b.ReportAllocs()
+	cpu := processCPU()
+	var pages int
+	for b.Loop() {
+		pdf, err := labels.RenderHandover(d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = bytes.Count(pdf, []byte("/Type /Page "))
+		b.ReportMetric(float64(len(pdf)), "bytes/op")
+	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(pages), "pages/op")
 }

@@ -2,6 +2,14 @@
 // merges per-parcel label files into one, so carriers that hand out data
 // instead of labels (the sandbox) and carriers that hand out one file per
 // parcel both end up as a single printable file per shipment.
+//
+// It also renders the handover manifest shipd prints for a carrier that
+// makes none of its own (RenderHandover): an A4 PDF of every parcel with
+// its tracking number as a Code 128 barcode, the totals, and signature
+// boxes for the driver and the sender, for at most MaxHandoverParcels
+// parcels. Labels and the manifest are drawn by the same page code and
+// written by the package's own PDF writer with the same embedded fonts
+// (ADRs 0049 and 0053).
 package labels
 
 import (

@@ -3,6 +3,7 @@ package labels_test
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/png"
 	"math"
 	"os"
@@ -129,6 +130,20 @@ func rasterize(t *testing.T, pdf []byte) []string {
 	return pages
 }
 
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 func TestPDFMergedParcelsArePagesWithTheirBarcodes(t *testing.T) {
 	need(t, "pdftoppm", "zbarimg")
 	pdf := merged(t, "pdf")
@@ -170,15 +185,7 @@ func TestPDFBarcodeSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(rasterize(t, pdf)[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := decodePNG(t, rasterize(t, pdf)[0])
 	pxPerMM := 300 / 25.4
 	dark := func(x, y int) bool {
 		r, g, b, _ := img.At(x, y).RGBA()

@@ -13,9 +13,11 @@ type pdfWriter struct {
 	scratch bytes.Buffer
 }
 
-func newPDFWriter(objects int) *pdfWriter {
+// newPDFWriter starts a file of objects objects, its buffer grown for
+// about size bytes besides the fonts (a label's file is some 24 KB).
+func newPDFWriter(objects, size int) *pdfWriter {
 	w := &pdfWriter{offsets: make([]int, objects+1)}
-	w.b.Grow(24 << 10)
+	w.b.Grow(24<<10 + size)
 	// The comment of four bytes above 127 tells transfer programs the file
 	// is binary.
 	w.b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
