@@ -61,6 +61,9 @@ type ProviderInfo struct {
 	SupportsCOD       bool          `json:"supports_cod"`
 	MaxParcels        int           `json:"max_parcels_per_shipment"`
 	MaxParcelWeightKG float64       `json:"max_parcel_weight_kg,omitempty"`
+	// Dispatch is what the provider offers of courier pickups and
+	// manifests (dispatch.go).
+	Dispatch DispatchInfo `json:"dispatch"`
 }
 
 // ParcelWeightLimitKG is the heaviest parcel a shipment of product may

@@ -179,3 +179,54 @@ func (o *observedTracker) Track(ctx context.Context, settings Settings, req Trac
 	tracking, err := o.t.Track(ctx, settings, req)
 	return tracking, o.done("track", start, err)
 }
+
+// dispatcher is the observed provider's pickups and manifests (DispatcherOf):
+// a method of the wrapper, not a case of Observe's, so that the dispatch
+// part doubles none of its combinations.
+func (o *observedProvider) dispatcher() (Dispatcher, bool) {
+	d, ok := o.p.(Dispatcher)
+	if !ok {
+		return nil, false
+	}
+	return &observedDispatcher{o, d}, true
+}
+
+type observedDispatcher struct {
+	*observedProvider
+	d Dispatcher
+}
+
+func (o *observedDispatcher) OrderCourierPickup(ctx context.Context, settings Settings, req CourierPickupRequest) (CourierPickup, error) {
+	start := time.Now()
+	if err := o.outside(ctx, "order_pickup"); err != nil {
+		return CourierPickup{}, o.done("order_pickup", start, err)
+	}
+	p, err := o.d.OrderCourierPickup(ctx, settings, req)
+	return p, o.done("order_pickup", start, err)
+}
+
+func (o *observedDispatcher) CancelCourierPickup(ctx context.Context, settings Settings, pickup CourierPickup) error {
+	start := time.Now()
+	if err := o.outside(ctx, "cancel_pickup"); err != nil {
+		return o.done("cancel_pickup", start, err)
+	}
+	return o.done("cancel_pickup", start, o.d.CancelCourierPickup(ctx, settings, pickup))
+}
+
+func (o *observedDispatcher) CourierPickupWindows(ctx context.Context, settings Settings, req PickupWindowsRequest) ([]PickupWindow, error) {
+	start := time.Now()
+	if err := o.outside(ctx, "pickup_windows"); err != nil {
+		return nil, o.done("pickup_windows", start, err)
+	}
+	w, err := o.d.CourierPickupWindows(ctx, settings, req)
+	return w, o.done("pickup_windows", start, err)
+}
+
+func (o *observedDispatcher) CreateManifest(ctx context.Context, settings Settings, req ManifestRequest) (CarrierManifest, error) {
+	start := time.Now()
+	if err := o.outside(ctx, "create_manifest"); err != nil {
+		return CarrierManifest{}, o.done("create_manifest", start, err)
+	}
+	m, err := o.d.CreateManifest(ctx, settings, req)
+	return m, o.done("create_manifest", start, err)
+}

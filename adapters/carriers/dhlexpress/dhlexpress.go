@@ -278,6 +278,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: labelFormats,
 		SupportsCOD:  false,
 		MaxParcels:   MaxParcels,
+		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to DHL Express yet."),
 	}
 }
 

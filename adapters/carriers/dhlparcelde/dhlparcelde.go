@@ -231,6 +231,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		SupportsCOD:       true,
 		MaxParcels:        MaxParcels,
 		MaxParcelWeightKG: MaxWeightGrams / 1000.0,
+		Dispatch:          carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to DHL Parcel DE yet."),
 	}
 }
 

@@ -216,6 +216,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		SupportsCOD:       true,
 		MaxParcels:        MaxParcels,
 		MaxParcelWeightKG: maxParcelKG,
+		Dispatch:          carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to DPD Poland yet."),
 	}
 }
 

@@ -206,6 +206,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: []string{"pdf", "zpl", "epl"},
 		SupportsCOD:  true,
 		MaxParcels:   maxCourierParcels,
+		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to InPost yet."),
 	}
 }
 

@@ -245,6 +245,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: labelFormats,
 		SupportsCOD:  true,
 		MaxParcels:   MaxParcels,
+		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Packeta has no courier pickups: parcels are handed in at Packeta points. Its manifest is shipd's handover document."),
 	}
 }
 

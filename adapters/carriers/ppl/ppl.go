@@ -236,6 +236,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,
 		MaxParcels:   MaxParcels,
+		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to PPL yet."),
 	}
 }
 

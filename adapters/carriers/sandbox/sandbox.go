@@ -205,6 +205,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		SupportsCOD:       true,
 		MaxParcels:        MaxParcels,
 		MaxParcelWeightKG: MaxWeightKG,
+		Dispatch:          carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to the sandbox yet."),
 	}
 }
 
