@@ -27,6 +27,7 @@ import (
 	channelscontract "shipd/modules/channels/contract"
 	"shipd/modules/channels/contract/remote"
 	channelsports "shipd/modules/channels/ports"
+	"shipd/modules/dispatch"
 	"shipd/modules/shipments"
 	"shipd/modules/shipments/app/command"
 	"shipd/modules/tracking"
@@ -200,8 +201,8 @@ func channelsFacade(cfg config.Config, local *channelsports.Facade, box *secrets
 }
 
 // modules lists the bounded contexts the server runs.
-func modules(ch *channels.Module, sh *shipments.Module, tr *tracking.Module, wh *webhooks.Module) []server.Module {
-	return []server.Module{ch, sh, tr, wh}
+func modules(ch *channels.Module, sh *shipments.Module, tr *tracking.Module, wh *webhooks.Module, di *dispatch.Module) []server.Module {
+	return []server.Module{ch, sh, tr, wh, di}
 }
 
 // frontends are the driving adapters beside the modules' API: the

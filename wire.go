@@ -10,6 +10,7 @@ import (
 	"github.com/google/wire"
 
 	"shipd/modules/channels"
+	"shipd/modules/dispatch"
 	"shipd/modules/shipments"
 	"shipd/modules/tracking"
 	"shipd/modules/webhooks"
@@ -28,6 +29,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		shipments.ProviderSet,
 		tracking.ProviderSet,
 		webhooks.ProviderSet,
+		dispatch.ProviderSet,
 		idempotency.NewStore,
 		server.NewJanitor,
 		modules,

@@ -12,6 +12,10 @@ import (
 	"shipd/modules/channels/adapters"
 	"shipd/modules/channels/app"
 	"shipd/modules/channels/ports"
+	"shipd/modules/dispatch"
+	adapters5 "shipd/modules/dispatch/adapters"
+	app5 "shipd/modules/dispatch/app"
+	ports5 "shipd/modules/dispatch/ports"
 	"shipd/modules/shipments"
 	adapters2 "shipd/modules/shipments/adapters"
 	app2 "shipd/modules/shipments/app"
@@ -129,7 +133,18 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	deliveryWorker := ports4.NewDeliveryWorker(application3, deliveryStore, v, cfg)
 	retentionWorker := ports4.NewRetentionWorker(application3, cfg)
 	webhooksModule := webhooks.NewModule(httpServer3, portsEventHandlers, deliveryWorker, retentionWorker)
-	v3 := modules(module, shipmentsModule, trackingModule, webhooksModule)
+	pickupRepository := adapters5.NewPickupRepository(db, messagingOutbox)
+	manifestRepository := adapters5.NewManifestRepository(db, messagingOutbox)
+	shipmentReader := adapters5.NewShipmentReader(db)
+	listReader := adapters5.NewListReader(db)
+	handoverDocuments := _wireHandoverDocumentsValue
+	application4 := app5.New(pickupRepository, manifestRepository, shipmentReader, listReader, contractChannels, carrierRegistry, handoverDocuments, clk, observer)
+	httpServer4 := ports5.NewHTTPServer(application4, cfg, clk)
+	shipmentCopy := adapters5.NewShipmentCopy(db)
+	listProjections := adapters5.NewListProjections(db)
+	leftoversWorker := ports5.NewLeftoversWorker(application4)
+	dispatchModule := dispatch.NewModule(httpServer4, shipmentCopy, listProjections, leftoversWorker)
+	v3 := modules(module, shipmentsModule, trackingModule, webhooksModule, dispatchModule)
 	v4 := frontends(store, limiter, box)
 	janitor := server.NewJanitor(limiter, idempotencyStore, store)
 	v5 := forwarder(db, v, v2, cfg, v3, logger)
@@ -149,3 +164,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 		cleanup()
 	}, nil
 }
+
+var (
+	_wireHandoverDocumentsValue = adapters5.HandoverDocuments{}
+)

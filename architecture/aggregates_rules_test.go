@@ -6,6 +6,8 @@ package architecture_test
 import (
 	"go/parser"
 	"go/token"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -126,5 +128,40 @@ func TestAggregateStyleCatchesEveryDeparture(t *testing.T) {
 		if !found {
 			t.Errorf("%s: not caught as %q; got %v", tc.name, tc.wantSubject, vs)
 		}
+	}
+}
+
+// A module with several aggregates keeps each in a package under its
+// domain: each such package is held to the rule, the domain package that
+// holds what they share is not, and a Restore of one called outside the
+// module's adapters is caught.
+func TestAggregateStyleOfAggregatesInDomainPackages(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, src string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("modules/dispatch/domain/calendar.go", "package domain\n\ntype Window struct{ From, Until int }\n")
+	write("modules/dispatch/domain/pickup/pickup.go", strings.Replace(goodAggregate, "package domain", "package pickup", 1))
+	write("modules/dispatch/domain/manifest/manifest.go", "package manifest\n\ntype Stored struct{ ID string }\n\ntype Manifest struct{ s Stored }\n\nfunc (m *Manifest) Stored() Stored { return m.s }\n")
+	write("modules/dispatch/adapters/repo.go", "package adapters\n\nimport \"shipd/modules/dispatch/domain/pickup\"\n\nvar _ = pickup.Restore(pickup.Stored{}, nil)\n")
+	write("modules/dispatch/app/leak.go", "package app\n\nimport \"shipd/modules/dispatch/domain/pickup\"\n\nvar _ = pickup.Restore(pickup.Stored{}, nil)\n")
+	modules, vs, err := checkAggregateTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range vs {
+		got = append(got, v.Pos+" "+v.Subject)
+	}
+	if modules != 1 || len(vs) != 2 ||
+		!strings.Contains(strings.Join(got, "|"), "modules/dispatch/domain/manifest") ||
+		!strings.Contains(strings.Join(got, "|"), "modules/dispatch/app/leak.go") {
+		t.Errorf("read %d modules; violations %q: want the manifest package's missing Restore and app's call of pickup's Restore", modules, got)
 	}
 }

@@ -109,10 +109,10 @@ func restoreCalls(fset *token.FileSet, rel string, f *ast.File) []violation {
 	for _, imp := range f.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		parts := strings.Split(path, "/")
-		if len(parts) != 4 || parts[0] != modulePath || parts[1] != "modules" || parts[3] != "domain" {
+		if (len(parts) != 4 && len(parts) != 5) || parts[0] != modulePath || parts[1] != "modules" || parts[3] != "domain" {
 			continue
 		}
-		name := "domain"
+		name := parts[len(parts)-1]
 		if imp.Name != nil {
 			name = imp.Name.Name
 		}
@@ -142,25 +142,45 @@ func restoreCalls(fset *token.FileSet, rel string, f *ast.File) []violation {
 }
 
 // checkAggregateTree applies rule 9 to every non-test Go file of the tree:
-// each module's domain package, and every call of a domain's Restore.
-func checkAggregateTree(root string) (domains int, vs []violation, err error) {
+// each module's domain package, and every call of a domain's Restore. A
+// module with several aggregates keeps each in a package of its own under
+// its domain (dispatch: domain/pickup, domain/manifest), each held to the
+// rule, and its domain package holds what they share; a module whose domain
+// has no such package is held to the rule in its domain package.
+func checkAggregateTree(root string) (modules int, vs []violation, err error) {
 	fset := token.NewFileSet()
-	byModule := map[string]*aggregateDomain{}
+	byDir := map[string]*aggregateDomain{}
+	module := map[string]string{} // domain dir -> its module
 	err = parseGoTree(fset, root, ".", func(rel string, f *ast.File) {
 		vs = append(vs, restoreCalls(fset, rel, f)...)
-		if parts := strings.Split(rel, "/"); len(parts) == 4 && parts[0] == "modules" && parts[2] == "domain" {
-			if byModule[parts[1]] == nil {
-				byModule[parts[1]] = newAggregateDomain(path.Dir(rel))
+		if parts := strings.Split(rel, "/"); (len(parts) == 4 || len(parts) == 5) && parts[0] == "modules" && parts[2] == "domain" {
+			dir := path.Dir(rel)
+			if byDir[dir] == nil {
+				byDir[dir] = newAggregateDomain(dir)
+				module[dir] = parts[1]
 			}
-			byModule[parts[1]].read(fset, rel, f)
+			byDir[dir].read(fset, rel, f)
 		}
 	})
-	for _, d := range byModule {
-		vs = append(vs, d.violations()...)
+	aggregates := map[string]int{} // module -> packages declaring an aggregate
+	for dir, d := range byDir {
+		if d.storedType || d.restoreOf != "" {
+			aggregates[module[dir]]++
+		}
 	}
-	return len(byModule), vs, err
+	tops := map[string]bool{}
+	for dir, d := range byDir {
+		top := strings.Count(dir, "/") == 2
+		if top {
+			tops[module[dir]] = true
+		}
+		if d.storedType || d.restoreOf != "" || (top && aggregates[module[dir]] == 0) {
+			vs = append(vs, d.violations()...)
+		}
+	}
+	return len(tops), vs, err
 }
 
 func TestAggregateStyle(t *testing.T) {
-	checkRepository(t, checkAggregateTree, 4, "rule 9 read %d modules' domain packages; expected the four")
+	checkRepository(t, checkAggregateTree, 5, "rule 9 read %d modules' domain packages; expected the five")
 }

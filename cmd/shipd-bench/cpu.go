@@ -67,7 +67,9 @@ func (r cpuReading) perWrite(n int) string {
 	if n == 0 || r.total == 0 {
 		return "-"
 	}
-	each := func(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)/float64(n)) }
+	each := func(d time.Duration) string {
+		return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)/float64(n))
+	}
 	return fmt.Sprintf("%s / %s / %s / %s ms; %.0f %%", each(r.shipd), each(r.postgres), each(r.bench), each(r.busy),
 		100*float64(r.busy)/float64(r.total))
 }
@@ -102,7 +104,10 @@ func procStat(pid int) (procTimes, bool) {
 	if len(f) < 15 {
 		return procTimes{}, false
 	}
-	n := func(k int) time.Duration { v, _ := strconv.ParseInt(f[k-3], 10, 64); return time.Duration(v) * clockTick }
+	n := func(k int) time.Duration {
+		v, _ := strconv.ParseInt(f[k-3], 10, 64)
+		return time.Duration(v) * clockTick
+	}
 	ppid, _ := strconv.Atoi(f[1])
 	return procTimes{ppid: ppid, utime: n(14), stime: n(15), cutime: n(16), cstime: n(17)}, true
 }

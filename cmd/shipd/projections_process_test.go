@@ -120,7 +120,7 @@ func TestProjectionsCommands(t *testing.T) {
 
 	// Without a name: every projection.
 	stdout, stderr, code = runShipdStatus(t, dsn, "projections", "rebuild")
-	if code != 0 || strings.Count(stdout, "rebuilt ") != 3 || !strings.Contains(stdout, "rebuilt tracking.parcel_list from 0 events") {
+	if code != 0 || strings.Count(stdout, "rebuilt ") != 5 || !strings.Contains(stdout, "rebuilt tracking.parcel_list from 0 events") {
 		t.Errorf("rebuild of all exited %d:\n%s%s", code, stdout, stderr)
 	}
 
@@ -129,7 +129,7 @@ func TestProjectionsCommands(t *testing.T) {
 		if code == 0 || stdout != "" {
 			t.Errorf("shipd %s exited %d with output %q", strings.Join(args, " "), code, stdout)
 		}
-		if args[2] == "shipments.shipments" && stderr != `shipd: unknown projection "shipments.shipments" (known: channels.channel_list, shipments.shipment_list, tracking.parcel_list)`+"\n" {
+		if args[2] == "shipments.shipments" && stderr != `shipd: unknown projection "shipments.shipments" (known: channels.channel_list, dispatch.manifest_list, dispatch.pickup_list, shipments.shipment_list, tracking.parcel_list)`+"\n" {
 			t.Errorf("unknown projection: %q", stderr)
 		}
 	}

@@ -70,9 +70,9 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	var dsn string
 	var moduleDSNs []string
 	if Split() {
-		// The platform's database and those of the two modules that keep
+		// The platform's database and those of the three modules that keep
 		// theirs apart (ADR 0034), made at once.
-		dsns := pgtest.NewDatabases(t, 3)
+		dsns := pgtest.NewDatabases(t, 4)
 		dsn, moduleDSNs = dsns[0], dsns[1:]
 	} else {
 		dsn = pgtest.NewDatabase(t)
@@ -117,7 +117,7 @@ func Start(t testing.TB, init InitFunc, opts ...Option) *Env {
 	t.Cleanup(func() { db.Close() })
 	e.DB = db
 	if Split() {
-		e.first = e.startSplit(moduleDSNs[0], moduleDSNs[1])
+		e.first = e.startSplit(moduleDSNs[0], moduleDSNs[1], moduleDSNs[2])
 	} else {
 		e.first = e.StartInstance()
 	}

@@ -72,18 +72,19 @@ func (e *Env) WantNoRows(t testing.TB, table, rows string) {
 
 // startSplit starts a nats-server with JetStream, a process per module
 // reading its streams from there, the shipments and tracking processes
-// asking the channels process for channels, shipments and tracking on
-// databases of their own, and nginx routing
+// asking the channels process for channels, shipments, tracking and
+// dispatch on databases of their own, and nginx routing
 // deploy/nginx/shipd.conf to them. The returned Instance is the proxy; its
 // Stop stops every process.
-func (e *Env) startSplit(shipmentsDSN, trackingDSN string) *Instance {
+func (e *Env) startSplit(shipmentsDSN, trackingDSN, dispatchDSN string) *Instance {
 	e.t.Helper()
 	nats := natstest.Start(e.t)
 	e.Config.EventBrokerURL = nats.URL
-	// Two modules keep their data in databases of their own (ADR 0034);
+	// Three modules keep their data in databases of their own (ADR 0034);
 	// channels and webhooks share the platform's.
 	e.Config.ShipmentsDatabaseURL = e.moduleDatabase("shipments", shipmentsDSN)
 	e.Config.TrackingDatabaseURL = e.moduleDatabase("tracking", trackingDSN)
+	e.Config.DispatchDatabaseURL = e.moduleDatabase("dispatch", dispatchDSN)
 	e.Config.InternalToken = "apptest-internal-token-0123456789abcdef"
 	// The processes write links under the proxy's address (PUBLIC_BASE_URL;
 	// they never take the Host header, ADR 0045), so it is chosen first.

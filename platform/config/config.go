@@ -57,7 +57,7 @@ type Config struct {
 	EventBrokerURL string `env:"EVENT_BROKER_URL" help:"a NATS server with JetStream (nats://host:port) the module streams are forwarded to" unset:"events stay on PostgreSQL"`
 	// Modules are the modules this process runs (SHIPD_MODULES, or serve
 	// --modules): their routes, handlers and workers. Empty runs them all.
-	Modules []string `env:"SHIPD_MODULES" envSeparator:"," help:"comma-separated modules this process runs (channels, shipments, tracking, webhooks); serve --modules says the same" unset:"all four"`
+	Modules []string `env:"SHIPD_MODULES" envSeparator:"," help:"comma-separated modules this process runs (channels, shipments, tracking, webhooks, dispatch); serve --modules says the same" unset:"all five"`
 	// ChannelsURL is where a process that runs shipments or tracking
 	// without channels asks the channels process for a channel (its
 	// internal route, authenticated by InternalToken; ADR 0033).
@@ -72,6 +72,7 @@ type Config struct {
 	ShipmentsDatabaseURL string `env:"SHIPMENTS_DATABASE_URL" help:"a database of the shipments module's own (needs EVENT_BROKER_URL)" unset:"DATABASE_URL"`
 	TrackingDatabaseURL  string `env:"TRACKING_DATABASE_URL" help:"a database of the tracking module's own (needs EVENT_BROKER_URL)" unset:"DATABASE_URL"`
 	WebhooksDatabaseURL  string `env:"WEBHOOKS_DATABASE_URL" help:"a database of the webhooks module's own (needs EVENT_BROKER_URL)" unset:"DATABASE_URL"`
+	DispatchDatabaseURL  string `env:"DISPATCH_DATABASE_URL" help:"a database of the dispatch module's own (needs EVENT_BROKER_URL)" unset:"DATABASE_URL"`
 	// MessagePollInterval is how long an idle event subscriber waits for a
 	// commit on its stream to be notified before it asks PostgreSQL anyway:
 	// the safety net under LISTEN/NOTIFY, not what read models trail by.

@@ -9,7 +9,7 @@ import (
 )
 
 // ModuleNames are the bounded contexts a process can run (SHIPD_MODULES).
-var ModuleNames = []string{"channels", "shipments", "tracking", "webhooks"}
+var ModuleNames = []string{"channels", "shipments", "tracking", "webhooks", "dispatch"}
 
 // Runs reports whether this process runs the module: every module unless
 // SHIPD_MODULES (or serve --modules) names some.
@@ -32,14 +32,14 @@ func (c Config) RunsAllModules() bool {
 // needs the channels module's facade without running the channels module
 // itself: it asks the channels process at CHANNELS_URL (ADR 0033).
 func (c Config) AsksChannelsRemotely() bool {
-	return !c.Runs("channels") && (c.Runs("shipments") || c.Runs("tracking"))
+	return !c.Runs("channels") && (c.Runs("shipments") || c.Runs("tracking") || c.Runs("dispatch"))
 }
 
 // moduleDatabaseURL is the database a module keeps its data in: its own
 // (<MODULE>_DATABASE_URL), or DATABASE_URL.
 func (c Config) moduleDatabaseURL(module string) string {
 	own := map[string]string{"channels": c.ChannelsDatabaseURL, "shipments": c.ShipmentsDatabaseURL,
-		"tracking": c.TrackingDatabaseURL, "webhooks": c.WebhooksDatabaseURL}[module]
+		"tracking": c.TrackingDatabaseURL, "webhooks": c.WebhooksDatabaseURL, "dispatch": c.DispatchDatabaseURL}[module]
 	if own != "" {
 		return own
 	}
@@ -101,7 +101,7 @@ func (c Config) validateModules() []error {
 		}
 	}
 	if c.AsksChannelsRemotely() && (c.ChannelsURL == "" || c.InternalToken == "") {
-		errs = append(errs, errors.New("CHANNELS_URL and INTERNAL_TOKEN are required when this process runs shipments or tracking without channels: they ask the channels process for a channel's carrier settings"))
+		errs = append(errs, errors.New("CHANNELS_URL and INTERNAL_TOKEN are required when this process runs shipments, tracking or dispatch without channels: they ask the channels process for a channel's carrier settings"))
 	}
 	return errs
 }

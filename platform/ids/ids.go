@@ -23,6 +23,8 @@ const (
 	WebhookLog      = "whl"
 	Event           = "evt"
 	User            = "usr"
+	Pickup          = "pck"
+	Manifest        = "mnf"
 )
 
 // New returns prefix_ULID with the current time.

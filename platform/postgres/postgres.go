@@ -50,6 +50,14 @@ func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
 	return inNewTx(ctx, db, fn)
 }
 
+// InOwnTx runs fn in a transaction of its own, which commits when fn
+// returns, even under a request's Scope: a recovery point written before a
+// carrier call (ADR 0041) must outlive a request that fails or dies after
+// it, and the scope, had it written, would refuse the call (txguard).
+func InOwnTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
+	return inNewTx(ctx, db, fn)
+}
+
 func inNewTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {

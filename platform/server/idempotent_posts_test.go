@@ -66,6 +66,18 @@ func TestEveryPostReplaysWithItsKey(t *testing.T) {
 		res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + id, Key: key})
 		return res.Status == http.StatusOK && res.Data(t)["status"] == "created"
 	})
+	// A courier pickup (the carrier asked once) and a manifest of the
+	// shipment, once the dispatch module knows it.
+	once("pickup", apptest.Request{Method: http.MethodPost, Path: "/v1/pickups", Body: map[string]any{"shipping_channel_id": channel,
+		"date": aWeekdayAhead(), "ready_from": "09:00", "ready_until": "12:00", "parcel_count": 2, "total_weight_kg": 3,
+		"address": map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
+		"contact": map[string]any{"company_name": "Acme", "phone_number": "+420111222333"}}},
+		http.StatusCreated, `SELECT count(*) || ':' || max(version) FROM dispatch.pickups`)
+	apptest.Eventually(t, 10*time.Second, "the dispatch module knows the shipment", func() bool {
+		return state(`SELECT count(*)::text FROM dispatch.shipments WHERE id = $1 AND status = 'created'`, id) == "1"
+	})
+	once("manifest", apptest.Request{Method: http.MethodPost, Path: "/v1/manifests", Body: map[string]any{"shipping_channel_id": channel,
+		"shipment_ids": []string{id}}}, http.StatusCreated, `SELECT count(*)::text FROM dispatch.manifests`)
 	// A shipment the carrier holds whose label is being fetched: asking
 	// for the label again is accepted as it stands (ADR 0041).
 	held := shipment(channel)

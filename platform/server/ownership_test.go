@@ -75,6 +75,18 @@ func TestAnotherAccountsIDsAre403AndUnknownIDs404(t *testing.T) {
 			mine["shipments"], ids[0])
 		return parcel > 0 && followed == parcel
 	})
+	// A courier pickup and a manifest of the booked shipment, once the
+	// dispatch module knows it.
+	apptest.Eventually(t, 20*time.Second, "the dispatch module knows the shipment", func() bool {
+		var n int
+		_ = env.ModuleDB("dispatch").Get(&n, `SELECT count(*) FROM dispatch.shipments WHERE id = $1 AND status = 'created'`, mine["shipments"])
+		return n == 1
+	})
+	mine["pickups"] = create("pickups", map[string]any{"shipping_channel_id": mine["shipping-channels"], "date": aWeekdayAhead(),
+		"ready_from": "12:00", "ready_until": "17:00", "shipment_ids": []string{mine["shipments"]}})
+	mine["manifests"] = create("manifests", map[string]any{"shipping_channel_id": mine["shipping-channels"]})
+	owned = append(owned, "/v1/pickups/"+mine["pickups"], "/v1/manifests/"+mine["manifests"])
+	unknown["pickups"], unknown["manifests"] = "pck_01JZZZZZZZZZZZZZZZZZZZZZZZ", "mnf_01JZZZZZZZZZZZZZZZZZZZZZZZ"
 	// Booked, tracked and checked once: nothing moves by itself for hours.
 	before := env.Settled(key, func(answers string) bool {
 		return strings.Contains(answers, `"tracking_parcel_ids":["tp_`) && strings.Contains(answers, `"checks_done":1`)
@@ -142,4 +154,14 @@ func TestAnotherAccountsIDsAre403AndUnknownIDs404(t *testing.T) {
 			t.Errorf("POST %s with an unknown channel: %v", path, errs)
 		}
 	}
+}
+
+// aWeekdayAhead is a weekday at least two days from now (UTC): a date the
+// sandbox collects on, whatever the time of day the test runs at.
+func aWeekdayAhead() string {
+	d := time.Now().UTC().AddDate(0, 0, 2)
+	for d.Weekday() == time.Saturday || d.Weekday() == time.Sunday {
+		d = d.AddDate(0, 0, 1)
+	}
+	return d.Format("2006-01-02")
 }

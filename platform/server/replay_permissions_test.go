@@ -40,6 +40,19 @@ func TestReplaysRespectTheKeysPermissions(t *testing.T) {
 		})
 		return id
 	}
+	// dispatchable is a shipment the carrier created, as the dispatch
+	// module knows it.
+	dispatchable := func() string {
+		body := shipment(ch)
+		body["enable_tracking"] = false
+		id, _ := env.Do(apptest.Request{Method: http.MethodPost, Path: "/v1/shipments", Body: body, Key: full}).Data(t)["id"].(string)
+		apptest.Eventually(t, 15*time.Second, "the dispatch module knowing "+id, func() bool {
+			var n int
+			_ = env.ModuleDB("dispatch").Get(&n, `SELECT count(*) FROM dispatch.shipments WHERE id = $1 AND status = 'created'`, id)
+			return n == 1
+		})
+		return id
+	}
 	// Names and tracking numbers are unique per account and channel.
 	n := 0
 	next := func() int { n++; return n }
@@ -69,6 +82,13 @@ func TestReplaysRespectTheKeysPermissions(t *testing.T) {
 			return "/v1/tracking-parcels/" + parcel() + "/refresh", nil
 		case "/v1/webhook-subscriptions":
 			return path, map[string]any{"name": "matrix", "url": "https://hooks.example.com/shipd", "events": []string{"shipment.created"}}
+		case "/v1/pickups": // one a channel a date: a channel of its own
+			return path, map[string]any{"shipping_channel_id": env.ActiveSandboxChannel(full, fmt.Sprintf("Pickups %d", next()), nil),
+				"date": aWeekdayAhead(), "ready_from": "09:00", "ready_until": "12:00", "parcel_count": 1, "total_weight_kg": 2,
+				"address": map[string]any{"street_name": "Skladová", "house_number": "1", "city_name": "Praha", "postal_code": "11000", "country_code": "CZ"},
+				"contact": map[string]any{"company_name": "Acme", "phone_number": "+420111222333"}}
+		case "/v1/manifests": // a shipment is on one manifest: a shipment of its own
+			return path, map[string]any{"shipping_channel_id": ch, "shipment_ids": []string{dispatchable()}}
 		}
 		t.Fatalf("POST %s: no request for it here; add one", path)
 		return "", nil

@@ -118,6 +118,7 @@ type Carrier struct {
 	failLabels int                  // label answers still to fail (FailNextLabels)
 	dropNumber int                  // booking answers still to lack a number (DropNextTrackingNumber)
 	cancelled  map[string]time.Time // cancellation time per tracking number
+	pickups    *pickupBook          // courier pickups ordered (dispatch.go)
 }
 
 // Config sets the sandbox's sense of time.
@@ -205,7 +206,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		SupportsCOD:       true,
 		MaxParcels:        MaxParcels,
 		MaxParcelWeightKG: MaxWeightKG,
-		Dispatch:          carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to the sandbox yet."),
+		Dispatch:          dispatchInfo(),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	channels "shipd/modules/channels/contract"
+	dispatch "shipd/modules/dispatch/contract"
 	shipments "shipd/modules/shipments/contract"
 	tracking "shipd/modules/tracking/contract"
 	"shipd/modules/webhooks/app"
@@ -64,6 +65,14 @@ func (h EventHandlers) Register(bus *messaging.Bus) error {
 				return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel}}
 			}),
 		),
+		h.subscribe(bus, "webhooks.fan_out.dispatch",
+			renders(func(e *dispatch.PickupCreated) payload { return pickup(e.PickupEvent) }),
+			renders(func(e *dispatch.PickupUnconfirmed) payload { return pickup(e.PickupEvent) }),
+			renders(func(e *dispatch.PickupCancelled) payload { return pickup(e.PickupEvent) }),
+			renders(func(e *dispatch.ManifestCreated) payload {
+				return payload{e.AccountID, e.OccurredAt, map[string]any{"manifest": e.Manifest.Record()}}
+			}),
+		),
 	)
 }
 
@@ -103,6 +112,10 @@ func shipment(e shipments.ShipmentEvent) payload {
 
 func trackingParcel(e tracking.TrackingParcelEvent) payload {
 	return payload{e.AccountID, e.OccurredAt, map[string]any{"tracking_parcel": e.TrackingParcel.Record()}}
+}
+
+func pickup(e dispatch.PickupEvent) payload {
+	return payload{e.AccountID, e.OccurredAt, map[string]any{"pickup": e.Pickup.Record()}}
 }
 
 func withPrevious(p payload, previous string) payload {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	channels "shipd/modules/channels/contract"
+	dispatch "shipd/modules/dispatch/contract"
 	shipments "shipd/modules/shipments/contract"
 	tracking "shipd/modules/tracking/contract"
 	"shipd/modules/webhooks/contract"
@@ -14,7 +15,7 @@ import (
 
 // EventTypes are the event types a subscription may choose: every public
 // event of the other modules.
-var EventTypes = slices.Concat(channels.EventTypes, shipments.PublicEventTypes, tracking.EventTypes)
+var EventTypes = slices.Concat(channels.EventTypes, shipments.PublicEventTypes, tracking.EventTypes, dispatch.EventTypes)
 
 // Record is the subscription as the API shows it, secret masked.
 func Record(s *domain.Subscription) contract.Subscription {
