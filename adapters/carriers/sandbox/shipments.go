@@ -126,9 +126,6 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 func (c *Carrier) keep(sh *shipment, id string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.shipments == nil {
-		c.shipments = map[string]*shipment{}
-	}
 	if id == "" {
 		id = newShipmentID()
 		for c.shipments[id] != nil {
@@ -146,6 +143,9 @@ func (c *Carrier) keep(sh *shipment, id string) (string, error) {
 // remember keeps sh under id and forgets the oldest bookings beyond the
 // configured number. Under c.mu.
 func (c *Carrier) remember(id string, sh *shipment) {
+	if c.shipments == nil {
+		c.shipments = map[string]*shipment{}
+	}
 	if _, known := c.shipments[id]; !known {
 		c.kept = append(c.kept, id)
 	}
@@ -466,9 +466,6 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 		c.cancelled[l.TrackingNumber] = c.now()
 	}
 	sh.cancelled = true
-	if c.shipments == nil {
-		c.shipments = map[string]*shipment{}
-	}
 	c.remember(ref.ProviderShipmentID, sh)
 	return nil
 }
