@@ -141,7 +141,7 @@ func (c *Carrier) keep(sh *shipment, id string) (string, error) {
 }
 
 // remember keeps sh under id and forgets the oldest bookings beyond the
-// configured number. Under c.mu.
+// configured number, their cancels with them. Under c.mu.
 func (c *Carrier) remember(id string, sh *shipment) {
 	if c.shipments == nil {
 		c.shipments = map[string]*shipment{}
@@ -155,6 +155,9 @@ func (c *Carrier) remember(id string, sh *shipment) {
 		limit = DefaultRemember
 	}
 	for len(c.shipments) > limit {
+		for _, l := range c.shipments[c.kept[0]].labels {
+			delete(c.cancelled, l.TrackingNumber)
+		}
 		delete(c.shipments, c.kept[0])
 		c.kept[0] = ""
 		c.kept = c.kept[1:] // append's next growth copies the live part only
