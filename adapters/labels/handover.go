@@ -190,7 +190,7 @@ func handoverBarcode(tn string) (code128Symbol, error) {
 	if need := sym.widthModules() * minHandoverPxPerModule; need > pixels(handoverBarcodeMM) {
 		return code128Symbol{}, fmt.Errorf("tracking number %q: its barcode is %d modules wide with its quiet zones, "+
 			"more than the %d the manifest's %.0f mm column holds at %.2f mm a module", tn, sym.widthModules(),
-			pixels(handoverBarcodeMM)/minHandoverPxPerModule, handoverBarcodeMM, minHandoverPxPerModule*25.4/barcodeDPI)
+			pixels(handoverBarcodeMM)/minHandoverPxPerModule, handoverBarcodeMM, minHandoverPxPerModule*pixelMM)
 	}
 	return sym, nil
 }

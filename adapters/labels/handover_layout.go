@@ -204,10 +204,9 @@ func (h handoverDrawing) row(p *pdfPage, y float64, r int, row handoverRow) {
 	// The bars start on the 300 dpi grid, so each lands on whole pixels.
 	sym := h.t.symbols[r]
 	perModule := min(pixels(colTracking.w)/sym.widthModules(), maxHandoverPxPerModule)
-	px := 25.4 / barcodeDPI
-	left := math.Round(colTracking.x/px) * px
+	left := onPixelGrid(colTracking.x)
 	p.bars(sym.bars(perModule), left, y+hoBarTop, hoBarHeight)
-	center := left + float64(sym.widthModules()*perModule)*px/2
+	center := left + float64(sym.widthModules()*perModule)*pixelMM/2
 	p.whole(center, y+hoBarTop+hoBarHeight+0.6, 8, true, row.parcel.TrackingNumber, colTracking.w, 0.5)
 
 	s := row.shipment
