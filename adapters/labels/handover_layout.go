@@ -215,12 +215,11 @@ func (h handoverDrawing) row(p *pdfPage, y float64, r int, row handoverRow) {
 		p.text(colShipment.x, y+6.2, 7.5, false, fmt.Sprintf("parcel %d of %d", row.index, n), colShipment.w)
 	}
 
-	name, rest := s.Recipient.lines()
+	name, company, _, place := s.Recipient.address()
 	lines := []string{name}
-	if len(rest) > 0 && clean(s.Recipient.Company) != "" && clean(s.Recipient.Name) != "" {
-		lines = append(lines, rest[0]) // the company, under the person
+	if company != "" {
+		lines = append(lines, company) // under the person
 	}
-	place := strings.TrimSpace(clean(s.Recipient.PostalCode) + " " + clean(s.Recipient.City))
 	if cc := clean(s.Recipient.CountryCode); cc != "" {
 		place = strings.TrimPrefix(place+", "+cc, ", ")
 	}
