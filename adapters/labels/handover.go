@@ -146,7 +146,7 @@ func checkHandover(d HandoverDocument) (handoverTotals, error) {
 			if !(p.WeightKG > 0 && p.WeightKG <= maxParcelKG) { // also NaN
 				return fail("parcel %d (%s): weight %v kg: must be more than 0 and at most %d kg", row, p.TrackingNumber, p.WeightKG, maxParcelKG)
 			}
-			t.grams += int64(math.Round(p.WeightKG * 1000))
+			t.grams += gramsOf(p.WeightKG)
 		}
 	}
 	if len(cod) > MaxHandoverCurrencies {
@@ -207,6 +207,9 @@ func formatMinor(minor int64, digits int) string {
 	}
 	return s[:len(s)-digits] + "." + s[len(s)-digits:]
 }
+
+// gramsOf is kg in whole grams, what the document prints and sums.
+func gramsOf(kg float64) int64 { return int64(math.Round(kg * 1000)) }
 
 // formatKG writes grams as kilograms with two decimals, three when the
 // grams need them.

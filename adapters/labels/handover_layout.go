@@ -2,7 +2,6 @@ package labels
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -232,7 +231,7 @@ func (h handoverDrawing) row(p *pdfPage, y float64, r int, row handoverRow) {
 		p.text(colRecipient.x, y+2+4.1*float64(i), size, bold, field(l), colRecipient.w)
 	}
 
-	p.whole(colWeight.x+colWeight.w, y+2, 9, false, formatKG(int64(math.Round(row.parcel.WeightKG*1000))), colWeight.w, 1)
+	p.whole(colWeight.x+colWeight.w, y+2, 9, false, formatKG(gramsOf(row.parcel.WeightKG)), colWeight.w, 1)
 	if s.COD != nil && row.index == 1 {
 		right := colCOD.x + colCOD.w
 		p.whole(right, y+2, 9, true, amount(*s.COD), colCOD.w, 1)
