@@ -146,7 +146,7 @@ func checkHandover(d HandoverDocument) (handoverTotals, error) {
 			if !(p.WeightKG > 0 && p.WeightKG <= maxParcelKG) { // also NaN
 				return fail("parcel %d (%s): weight %v kg: must be more than 0 and at most %d kg", row, p.TrackingNumber, p.WeightKG, maxParcelKG)
 			}
-			t.grams += int64(math.Round(p.WeightKG * 1000))
+			t.grams += gramsOf(p.WeightKG)
 		}
 	}
 	if len(cod) > MaxHandoverCurrencies {
@@ -190,7 +190,7 @@ func handoverBarcode(tn string) (code128Symbol, error) {
 	if need := sym.widthModules() * minHandoverPxPerModule; need > pixels(handoverBarcodeMM) {
 		return code128Symbol{}, fmt.Errorf("tracking number %q: its barcode is %d modules wide with its quiet zones, "+
 			"more than the %d the manifest's %.0f mm column holds at %.2f mm a module", tn, sym.widthModules(),
-			pixels(handoverBarcodeMM)/minHandoverPxPerModule, handoverBarcodeMM, minHandoverPxPerModule*25.4/barcodeDPI)
+			pixels(handoverBarcodeMM)/minHandoverPxPerModule, handoverBarcodeMM, minHandoverPxPerModule*pixelMM)
 	}
 	return sym, nil
 }
@@ -207,6 +207,9 @@ func formatMinor(minor int64, digits int) string {
 	}
 	return s[:len(s)-digits] + "." + s[len(s)-digits:]
 }
+
+// gramsOf is kg in whole grams, what the document prints and sums.
+func gramsOf(kg float64) int64 { return int64(math.Round(kg * 1000)) }
 
 // formatKG writes grams as kilograms with two decimals, three when the
 // grams need them.

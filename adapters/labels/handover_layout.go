@@ -2,7 +2,6 @@ package labels
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -204,10 +203,9 @@ func (h handoverDrawing) row(p *pdfPage, y float64, r int, row handoverRow) {
 	// The bars start on the 300 dpi grid, so each lands on whole pixels.
 	sym := h.t.symbols[r]
 	perModule := min(pixels(colTracking.w)/sym.widthModules(), maxHandoverPxPerModule)
-	px := 25.4 / barcodeDPI
-	left := math.Round(colTracking.x/px) * px
+	left := onPixelGrid(colTracking.x)
 	p.bars(sym.bars(perModule), left, y+hoBarTop, hoBarHeight)
-	center := left + float64(sym.widthModules()*perModule)*px/2
+	center := left + float64(sym.widthModules()*perModule)*pixelMM/2
 	p.whole(center, y+hoBarTop+hoBarHeight+0.6, 8, true, row.parcel.TrackingNumber, colTracking.w, 0.5)
 
 	s := row.shipment
@@ -216,12 +214,11 @@ func (h handoverDrawing) row(p *pdfPage, y float64, r int, row handoverRow) {
 		p.text(colShipment.x, y+6.2, 7.5, false, fmt.Sprintf("parcel %d of %d", row.index, n), colShipment.w)
 	}
 
-	name, rest := s.Recipient.lines()
+	name, company, _, place := s.Recipient.address()
 	lines := []string{name}
-	if len(rest) > 0 && clean(s.Recipient.Company) != "" && clean(s.Recipient.Name) != "" {
-		lines = append(lines, rest[0]) // the company, under the person
+	if company != "" {
+		lines = append(lines, company) // under the person
 	}
-	place := strings.TrimSpace(clean(s.Recipient.PostalCode) + " " + clean(s.Recipient.City))
 	if cc := clean(s.Recipient.CountryCode); cc != "" {
 		place = strings.TrimPrefix(place+", "+cc, ", ")
 	}
@@ -234,7 +231,7 @@ func (h handoverDrawing) row(p *pdfPage, y float64, r int, row handoverRow) {
 		p.text(colRecipient.x, y+2+4.1*float64(i), size, bold, field(l), colRecipient.w)
 	}
 
-	p.whole(colWeight.x+colWeight.w, y+2, 9, false, formatKG(int64(math.Round(row.parcel.WeightKG*1000))), colWeight.w, 1)
+	p.whole(colWeight.x+colWeight.w, y+2, 9, false, formatKG(gramsOf(row.parcel.WeightKG)), colWeight.w, 1)
 	if s.COD != nil && row.index == 1 {
 		right := colCOD.x + colCOD.w
 		p.whole(right, y+2, 9, true, amount(*s.COD), colCOD.w, 1)

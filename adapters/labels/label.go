@@ -119,18 +119,26 @@ func clean(s string) string {
 
 // lines are the printed address lines of a party, empty ones left out.
 func (p Party) lines() (name string, rest []string) {
-	name, company := clean(p.Name), clean(p.Company)
-	if name == "" {
-		name, company = company, ""
-	}
-	street := strings.TrimSpace(clean(p.Street) + " " + clean(p.HouseNumber))
-	city := strings.TrimSpace(clean(p.PostalCode) + " " + clean(p.City))
+	name, company, street, city := p.address()
 	for _, s := range []string{company, street, city} {
 		if s != "" {
 			rest = append(rest, s)
 		}
 	}
 	return name, rest
+}
+
+// address is what a party's address prints, cleaned: its name (the company
+// when it has none), its company under the name ("" when it is the name),
+// street and house number, postal code and city.
+func (p Party) address() (name, company, street, city string) {
+	name, company = clean(p.Name), clean(p.Company)
+	if name == "" {
+		name, company = company, ""
+	}
+	street = strings.TrimSpace(clean(p.Street) + " " + clean(p.HouseNumber))
+	city = strings.TrimSpace(clean(p.PostalCode) + " " + clean(p.City))
+	return name, company, street, city
 }
 
 // truncate cuts s to at most n runes, marking the cut with "..." (ASCII,

@@ -2,7 +2,6 @@ package labels
 
 import (
 	"fmt"
-	"math"
 )
 
 // The page is 100 × 150 mm; PDF works in points and the drawing code in
@@ -124,19 +123,18 @@ func partyTail(p Party) string {
 }
 
 // labelBarcode draws the Code 128 symbol of data centred at top y mm, as
-// wide as the content width allows with whole 300 dpi pixels per module.
+// wide as the content width allows with whole 300 dpi pixels per module,
+// from a pixel edge of the page.
 func (p *pdfPage) labelBarcode(data string, y float64) {
 	if p.err != nil {
 		return
 	}
-	bars, widthPx, err := barcodeBars(data, contentMM)
+	sym, err := encodeCode128(data)
 	if err != nil {
 		p.err = err
 		return
 	}
-	// Whole pixels from the page edge too, so a 300 dpi rasterization
-	// lands every bar edge on a pixel edge.
-	px := 25.4 / barcodeDPI
-	left := math.Round((pageWidthMM-float64(widthPx)*px)/2/px) * px
-	p.bars(bars, left, y, barcodeHeightMM)
+	perModule := max(pixels(contentMM)/sym.widthModules(), 1)
+	width := float64(sym.widthModules()*perModule) * pixelMM
+	p.bars(sym.bars(perModule), onPixelGrid((pageWidthMM-width)/2), y, barcodeHeightMM)
 }

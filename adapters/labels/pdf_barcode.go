@@ -3,6 +3,7 @@ package labels
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"github.com/boombuler/barcode/code128"
 )
@@ -14,7 +15,12 @@ import (
 const (
 	barcodeDPI   = 300
 	quietModules = 10
+	pixelMM      = 25.4 / barcodeDPI // a barcodeDPI pixel's width
 )
+
+// onPixelGrid is x mm moved to the nearest pixel edge of the page
+// rasterized at barcodeDPI: bars drawn from there land on whole pixels.
+func onPixelGrid(x float64) float64 { return math.Round(x/pixelMM) * pixelMM }
 
 // code128Symbol is a Code 128 symbol as runs of dark modules, each its
 // first module and its width, and its width in modules without the quiet
@@ -63,25 +69,12 @@ func (s code128Symbol) bars(perModule int) [][2]int {
 // pixels is how many whole barcodeDPI pixels fit in widthMM.
 func pixels(widthMM float64) int { return int(widthMM / 25.4 * barcodeDPI) }
 
-// barcodeBars returns the bars of the symbol of data as wide as maxMM
-// allows, at least a pixel a module (symbol.bars), and the width of the
-// symbol with both quiet zones.
-func barcodeBars(data string, maxMM float64) (bars [][2]int, widthPx int, err error) {
-	s, err := encodeCode128(data)
-	if err != nil {
-		return nil, 0, err
-	}
-	perModule := max(pixels(maxMM)/s.widthModules(), 1)
-	return s.bars(perModule), s.widthModules() * perModule, nil
-}
-
 // bars fills the bars (symbol.bars), the left of their quiet zone at left
 // mm, from top y mm down height mm: a rectangle a bar.
 func (p *pdfPage) bars(bars [][2]int, left, y, height float64) {
-	px := 25.4 / barcodeDPI
 	for _, bar := range bars {
-		p.content = appendNums(p.content, mm(left+float64(bar[0])*px), p.heightPt-mm(y+height),
-			mm(float64(bar[1])*px), mm(height))
+		p.content = appendNums(p.content, mm(left+float64(bar[0])*pixelMM), p.heightPt-mm(y+height),
+			mm(float64(bar[1])*pixelMM), mm(height))
 		p.content = append(p.content, " re\n"...)
 	}
 	p.content = append(p.content, "f\n"...)

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -15,17 +14,16 @@ import (
 // stream of 40,000 messages it spent half a second compiling a query that
 // ran in under a millisecond, at every scrape (seen under make bench's
 // sweep with pg_stat_statements).
+//
+// It takes a transaction of its own, set before the query: the planner
+// decides on JIT before the query runs, so a WITH item setting jit in the
+// query itself (as Unflushed does synchronous_commit) comes too late. Not
+// InTx: in a Scope's transaction the setting would outlive the query.
 func SelectWithoutJIT(ctx context.Context, db *sqlx.DB, dest any, query string, args ...any) error {
-	tx, err := db.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `SET LOCAL jit = off`); err != nil {
-		return err
-	}
-	if err := tx.SelectContext(ctx, dest, query, args...); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inNewTx(ctx, db, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SET LOCAL jit = off`); err != nil {
+			return err
+		}
+		return tx.SelectContext(ctx, dest, query, args...)
+	})
 }

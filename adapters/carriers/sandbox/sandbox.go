@@ -117,7 +117,7 @@ type Carrier struct {
 	labelTries map[string]int       // label answers per LABELFAIL-/LABELBAD- booking
 	failLabels int                  // label answers still to fail (FailNextLabels)
 	dropNumber int                  // booking answers still to lack a number (DropNextTrackingNumber)
-	cancelled  map[string]time.Time // cancellation time per tracking number
+	cancelled  map[string]time.Time // cancellation time per tracking number of the shipments
 	pickups    *pickupBook          // courier pickups ordered (dispatch.go)
 }
 
@@ -142,7 +142,8 @@ type Config struct {
 	// newest (DefaultRemember when 0); older ones are forgotten as a
 	// carrier's test environment purges them: their labels and cancel
 	// answer "unknown shipment", their tracking goes on (it follows the
-	// tracking number). A journal keeps every booking on disk regardless.
+	// tracking number) without their cancel. A journal keeps every booking
+	// on disk regardless.
 	Remember int
 }
 

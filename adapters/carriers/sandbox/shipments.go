@@ -126,9 +126,6 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 func (c *Carrier) keep(sh *shipment, id string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.shipments == nil {
-		c.shipments = map[string]*shipment{}
-	}
 	if id == "" {
 		id = newShipmentID()
 		for c.shipments[id] != nil {
@@ -144,8 +141,11 @@ func (c *Carrier) keep(sh *shipment, id string) (string, error) {
 }
 
 // remember keeps sh under id and forgets the oldest bookings beyond the
-// configured number. Under c.mu.
+// configured number, their cancels with them. Under c.mu.
 func (c *Carrier) remember(id string, sh *shipment) {
+	if c.shipments == nil {
+		c.shipments = map[string]*shipment{}
+	}
 	if _, known := c.shipments[id]; !known {
 		c.kept = append(c.kept, id)
 	}
@@ -155,6 +155,9 @@ func (c *Carrier) remember(id string, sh *shipment) {
 		limit = DefaultRemember
 	}
 	for len(c.shipments) > limit {
+		for _, l := range c.shipments[c.kept[0]].labels {
+			delete(c.cancelled, l.TrackingNumber)
+		}
 		delete(c.shipments, c.kept[0])
 		c.kept[0] = ""
 		c.kept = c.kept[1:] // append's next growth copies the live part only
@@ -466,9 +469,6 @@ func (c *Carrier) CancelShipment(ctx context.Context, s carrier.Settings, ref ca
 		c.cancelled[l.TrackingNumber] = c.now()
 	}
 	sh.cancelled = true
-	if c.shipments == nil {
-		c.shipments = map[string]*shipment{}
-	}
 	c.remember(ref.ProviderShipmentID, sh)
 	return nil
 }

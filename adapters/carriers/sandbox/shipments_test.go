@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -552,6 +553,29 @@ func TestOnlyTheNewestBookingsAreRemembered(t *testing.T) {
 	for i, out := range made {
 		if _, err := c.Track(context.Background(), settings, carrier.TrackingRequest{TrackingNumber: out.TrackingNumbers[0]}); err != nil {
 			t.Errorf("tracking booking %d: %v", i, err)
+		}
+	}
+}
+
+// A cancel is forgotten with its booking: the tracking of a forgotten
+// booking's parcels no longer tells it, a remembered one's still does.
+func TestCancelsAreForgottenWithTheirBookings(t *testing.T) {
+	c := sandbox.NewWithConfig(sandbox.Config{Remember: 2})
+	var made []carrier.CreatedShipment
+	for i := range 3 {
+		made = append(made, book(t, c, request(fmt.Sprintf("ORDER-F%d", i), threeParcels...)))
+		if i < 2 {
+			if err := c.CancelShipment(context.Background(), settings, carrier.ShipmentRef{ProviderShipmentID: made[i].ProviderShipmentID}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i, out := range made[:2] {
+		for _, tn := range out.TrackingNumbers {
+			told := slices.ContainsFunc(track(t, c, tn).Events, func(e carrier.TrackingEvent) bool { return e.Status == carrier.StatusCancelled })
+			if want := i == 1; told != want {
+				t.Errorf("booking %d (forgotten: %v), parcel %s: tracking tells the cancel %v", i, i == 0, tn, told)
+			}
 		}
 	}
 }

@@ -59,7 +59,8 @@ func event(sc scan, at time.Time) carrier.TrackingEvent {
 // TimeScale is how many sandbox seconds pass per real second.
 func (c *Carrier) TimeScale() float64 { return c.scale() }
 
-// cancelledAt is when the parcel's shipment was cancelled in this process.
+// cancelledAt is when the parcel's shipment was cancelled in this process,
+// while the sandbox remembers it.
 func (c *Carrier) cancelledAt(tn string) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -21,8 +21,6 @@ type patientSubscriber struct {
 	log *slog.Logger
 }
 
-const maxSubscribePause = 5 * time.Second
-
 func (s patientSubscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
 	var ch <-chan *message.Message
 	err := Patiently(ctx, s.log, "subscribing "+topic, func() error {
@@ -37,6 +35,7 @@ func (s patientSubscriber) Subscribe(ctx context.Context, topic string) (<-chan 
 // the database is unavailable: what a reader does before it reads (its
 // subscription, its partitions' offsets rows) must wait out a moment of
 // database trouble, or the router fails as a whole and the instance exits.
+// The pause doubles from 100 ms up to maxPatientPause.
 func Patiently(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
 	pause := 100 * time.Millisecond
 	for {
@@ -50,6 +49,9 @@ func Patiently(ctx context.Context, log *slog.Logger, what string, fn func() err
 			return ctx.Err()
 		case <-time.After(pause):
 		}
-		pause = min(2*pause, maxSubscribePause)
+		pause = min(2*pause, maxPatientPause)
 	}
 }
+
+// maxPatientPause is the longest pause between Patiently's tries.
+const maxPatientPause = 5 * time.Second
