@@ -72,7 +72,10 @@ func (c *Carrier) CourierPickupWindows(ctx context.Context, s carrier.Settings, 
 	default:
 		return nil, carrier.Reject(carrier.PickupFieldAddress, "DPD Poland has no courier windows at %s %s: %s", country, zip, out.Return.Status)
 	}
-	now := c.now().In(warsaw)
+	now := time.Now().In(warsaw)
+	if c.now != nil {
+		now = c.now().In(warsaw)
+	}
 	windows := []carrier.PickupWindow{}
 	for _, r := range out.Return.Ranges {
 		fromS, untilS, ok := strings.Cut(r.Range, "-")
