@@ -49,7 +49,6 @@
 // (documentData, base64) holding every parcel's label in parcel order. The
 // session type is DOMESTIC; a package DPD says does not fit it
 // (INCORRECT_PKGS_FOR_SESSION_TYPE) is asked for again as INTERNATIONAL.
-// The protocol (generateProtocolV2) is not needed and not used.
 //
 // Cancel: the WSDL has no cancel operation. DPD Poland cancels a booked
 // parcel only through its customer service, or the parcel is simply never
@@ -59,6 +58,62 @@
 // [C]. Each event keeps its businessCode as the Code; the explicit table in
 // statuses.go maps the codes listed in testdata/event-codes.tsv. No events
 // at all is a number DPD does not know.
+//
+// Pickups and manifests (dispatch.go, windows.go, manifest.go; sources as
+// above, plus DPD Polska's own PrestaShop module [Vp], its
+// AddPickupCourierHandler, CancelPickupCourierHandler, availability script
+// and GetProtocolHandler, and Qbitz/DpdBundle's live test [C qbitz]):
+//   - Order: packagesPickupCallV4 [V] with dpdPickupParamsV3 operationType
+//     INSERT [C]: orderType DOMESTIC (INTERNATIONAL for an address outside
+//     Poland [Vp]), pickupDate 2006-01-02, pickupTimeFrom/To 15:04 (the
+//     window asked), waybillsReady true [Vp], and pickupCallSimplifiedDetails:
+//     the customer and the sender (company as full name, person as name,
+//     phone; the sender's street, city and postal code in digits; the type
+//     has no country and no e-mail [C]), the payer (masterFid), and the
+//     parcels: standard parcels, count, total weight, and from the shipments
+//     named the heaviest parcel and the largest sizes. Shipments are never
+//     referenced: the order has no waybill element [C]. DPD answers an
+//     orderNumber and a checkSum with statusInfo.status OK [Vp]; it confirms
+//     no window of its own, so the one asked stands. The handle (JSON number
+//     and checksum) is recorded through Booking.Accept as soon as DPD answers
+//     and is the pickup's Handle; an attempt given it orders nothing (DPD has
+//     no operation that reads an order back, and takes no key of ours).
+//     A refusal is statusInfo with errorDetails {code, description, fields},
+//     a Rejection per entry on the request field its fields name.
+//   - Cancel: the same operation with operationType CANCEL, orderNumber and
+//     checkSum only [Vp]. Until when DPD cancels is not documented [U]; its
+//     refusal is a Rejection with its reason.
+//   - Windows: getCourierOrderAvailabilityV1 {senderPlaceV1 {countryCode,
+//     zipCode}} [V wsdl, C]. DPD answers ranges "HH:MM-HH:MM" per postal code,
+//     not per date, each with an offset in minutes: the cut-off is the
+//     range's start minus the offset [Vp], the window's OrderBy. Windows whose
+//     cut-off has passed (Warsaw time) are left out; a cut-off on the day
+//     before is given as 00:00. RANGE_NOT_FOUND [C qbitz] is no windows.
+//   - Manifest: generateProtocolV2 [V], the waybills of every shipment (a
+//     package each) with the sender's address and fid as pickupAddress,
+//     PDF on A4, STOP_ON_FIRST_ERROR; one protocol per session type,
+//     DOMESTIC then INTERNATIONAL by destination [Vp: one per session type and
+//     sender], chunked by whole shipments past maxProtocolParcels, the PDFs
+//     merged in order, the documentIds (comma-separated) its reference. A
+//     waybill DPD does not know or has on a protocol already
+//     (ALREADY_ADVICED) is a Rejection on shipment_ids.
+//   - After a manifest: DPD Poland's API cancels no shipment at all, so a
+//     manifested one is refused like any other (cancel_after_manifest
+//     "refused").
+//   - Unverified [U], where it would be checked (DPD Polska's dpdservices
+//     documentation or its demo host, dpdservicesdemo.dpd.com.pl): whether the
+//     demo host takes courier orders (never INSERT on production from a
+//     test); the meaning of waybillsReady and payerName; whether DPD needs the
+//     parcel maxima when only a count is known (none are sent then); units
+//     (kg, cm, as booking); the form of errorDetails.fields (read as element
+//     names, a path's last part); the status words besides OK; until when an
+//     order can be cancelled; which weekdays and holidays the ranges hold for;
+//     whether a second INSERT for the same day and address is refused or
+//     merged; the protocol's parcel limit (maxProtocolParcels, 500, chosen);
+//     whether ALREADY_ADVICED means a waybill is on a protocol already, so a
+//     manifest retried after one was made is refused rather than repeated
+//     (DPD has no operation that reads a protocol back); and whether a
+//     protocol closes the day.
 //
 // Errors: a SOAP fault (DPDServiceException) is DPD refusing the call: a
 // *carrier.Rejection with the fault's message, blaming the password when
@@ -129,6 +184,10 @@ var (
 	// maxParcelKG: DPD Classic and Pickup take parcels up to 31.5 kg
 	// (DPD Polska's published terms, not the API's).
 	maxParcelKG = 31.5
+	// maxProtocolParcels is the most waybills asked for on one protocol
+	// (manifest.go). DPD answers PARCEL_LIMIT_EXCEEDED past a limit no
+	// document at hand names; 500 is shipd's choice.
+	maxProtocolParcels = 500
 )
 
 // MaxParcels is the most parcels one package may have, an unverified choice
@@ -169,7 +228,10 @@ type Config struct {
 }
 
 // Carrier is the DPD Poland adapter. It keeps nothing between calls.
-type Carrier struct{ cfg Config }
+type Carrier struct {
+	cfg Config
+	now func() time.Time // the clock courier windows are dropped by
+}
 
 // New fills cfg's empty fields with DPD's hosts.
 func New(cfg Config) *Carrier {
@@ -182,7 +244,7 @@ func New(cfg Config) *Carrier {
 	if cfg.TrackingURL == "" {
 		cfg.TrackingURL = TrackingURL
 	}
-	return &Carrier{cfg: cfg}
+	return &Carrier{cfg: cfg, now: time.Now}
 }
 
 var (
@@ -216,7 +278,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		SupportsCOD:       true,
 		MaxParcels:        MaxParcels,
 		MaxParcelWeightKG: maxParcelKG,
-		Dispatch:          carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to DPD Poland yet."),
+		Dispatch:          dispatchInfo,
 	}
 }
 

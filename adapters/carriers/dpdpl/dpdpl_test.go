@@ -106,6 +106,14 @@ func TestInfo(t *testing.T) {
 		"defaultPickupPoint": "PL11033", "defaultLabelFormat": "epl", "sandboxMode": false}); len(errs) != 0 {
 		t.Errorf("valid settings refused: %v", errs)
 	}
+	d := info.Dispatch
+	if !d.Pickups || !d.PickupCancel || d.PickupAvailability != carrier.AvailabilityCarrier || d.PickupShipments != carrier.PickupCountsOnly ||
+		d.Manifest != carrier.ManifestByCarrier || d.CancelAfterManifest != carrier.CancelAfterManifestRefused || d.Note == "" {
+		t.Errorf("dispatch %+v", d)
+	}
+	if _, ok := carrier.DispatcherOf(c); !ok {
+		t.Error("DPD Poland is no Dispatcher")
+	}
 	if c.base(carrier.Settings{}) != SandboxURL || c.base(carrier.Settings{"sandboxMode": false}) != ProductionURL || c.cfg.TrackingURL != TrackingURL {
 		t.Error("the documented hosts are not the defaults")
 	}

@@ -2,7 +2,9 @@ package dpdpl
 
 // A fake of DPD Poland's two SOAP services on loopback HTTP: dpdservices
 // (DPDPackageObjServices: findPostalCodeV1, generatePackagesNumbersV4,
-// generateSpedLabelsV4) and dpdinfoservices (getEventsForWaybillV1). Every
+// generateSpedLabelsV4, and for the shipping day packagesPickupCallV4,
+// getCourierOrderAvailabilityV1 and generateProtocolV2, played in
+// fake_dispatch_test.go) and dpdinfoservices (getEventsForWaybillV1). Every
 // envelope is held to the vendor WSDL (operation, namespace, the one
 // "parameters" part) and to the strict schema of schema_test.go; what breaks
 // them is a SOAP fault and a test failure (the adapter must never send it).
@@ -45,6 +47,8 @@ type fakeParcel struct {
 	waybill string
 	label   labels.ParcelLabel
 	country string
+	kg      float64
+	advised string // the protocol that lists it, "" while none does
 }
 
 type fakeEvent struct{ code, description, depot, country, at string }
@@ -72,6 +76,12 @@ type fakeDPD struct {
 	// DPD's printing being down would: HTTP 503, no SOAP answer.
 	failLabels failswitch.Countdown
 	bookings   int // generatePackagesNumbersV4 calls that booked a package
+
+	// The shipping day (fake_dispatch_test.go).
+	orders        map[string]*fakeOrder // courier orders by number
+	ordersMade    int                   // INSERTs that made an order
+	protocols     int                   // protocols made
+	protocolLimit int                   // the most waybills a protocol takes
 }
 
 // bookingCount is how many bookings made packages: what DPD's records show.
@@ -84,7 +94,8 @@ func (f *fakeDPD) bookingCount() int {
 func newFake(t *testing.T, name string) *fakeDPD {
 	f := &fakeDPD{t: t, name: name, wsdl: loadWSDL(t, "testdata/dpd-pl-dpdservices.wsdl"),
 		login: "test-login", password: "test-password", masterFid: "1495", channel: "1495",
-		serial: 1000, parcels: map[string]*fakeParcel{}, events: map[string][]fakeEvent{}}
+		serial: 1000, parcels: map[string]*fakeParcel{}, events: map[string][]fakeEvent{},
+		orders: map[string]*fakeOrder{}, protocolLimit: 500}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+fakePackagePath, f.serve(f.wsdl))
 	// The tracking service's operations, from t3ko's InfoServicesClient;
@@ -198,6 +209,12 @@ func (f *fakeDPD) serve(service wsdl) http.HandlerFunc {
 			f.generateLabels(w, op)
 		case "getEventsForWaybillV1":
 			f.getEvents(w, op)
+		case "packagesPickupCallV4":
+			f.pickupCall(w, op)
+		case "getCourierOrderAvailabilityV1":
+			f.courierAvailability(w, op)
+		case "generateProtocolV2":
+			f.generateProtocol(w, op)
 		default:
 			f.fault(w, "soap:Server", op.Name.Local+" is not played by the fake", true)
 		}
@@ -356,7 +373,7 @@ func (f *fakeDPD) generatePackages(w http.ResponseWriter, op *xmlNode) {
 			} else {
 				f.serial++
 				waybill = fmt.Sprintf("1000%09dU", f.serial)
-				booked = append(booked, &fakeParcel{waybill: waybill, country: pkg.text("receiver/countryCode"), label: labels.ParcelLabel{
+				booked = append(booked, &fakeParcel{waybill: waybill, country: pkg.text("receiver/countryCode"), kg: kg, label: labels.ParcelLabel{
 					Carrier: "DPD Polska", Product: "CLASSIC", TrackingNumber: waybill,
 					Sender:      labels.Party{Name: pkg.text("sender/name"), Company: pkg.text("sender/company"), Street: pkg.text("sender/address"), PostalCode: pkg.text("sender/postalCode"), City: pkg.text("sender/city"), CountryCode: pkg.text("sender/countryCode")},
 					Recipient:   labels.Party{Name: pkg.text("receiver/name"), Company: pkg.text("receiver/company"), Street: pkg.text("receiver/address"), PostalCode: pkg.text("receiver/postalCode"), City: pkg.text("receiver/city"), CountryCode: pkg.text("receiver/countryCode"), Phone: pkg.text("receiver/phone")},

@@ -199,11 +199,35 @@ var schemaTypes = map[string][]field{
 	"generateSpedLabelsV4": {{"dpdServicesParamsV1", "dpdServicesParamsV1", false}, {"outputDocFormatV1", "outputDocFormatDSPEnumV1", false},
 		{"outputDocPageFormatV1", "outputDocPageFormatDSPEnumV1", false}, {"outputLabelType", "outputLabelTypeEnumV1", false},
 		{"labelVariant", "string", false}, {"authDataV1", "authDataV1", false}},
-	"dpdServicesParamsV1": {{"documentId", "string", false}, {"pickupAddress", "any", false}, {"policy", "policyDSPEnumV1", false},
+	"dpdServicesParamsV1": {{"documentId", "string", false}, {"pickupAddress", "pickupAddressDSPV1", false}, {"policy", "policyDSPEnumV1", false},
 		{"session", "sessionDSPV1", false}},
 	"sessionDSPV1": {{"packages", "packageDSPV1", true}, {"sessionId", "long", false}, {"sessionType", "sessionTypeDSPEnumV1", false}},
 	"packageDSPV1": {{"packageId", "long", false}, {"parcels", "parcelDSPV1", true}, {"reference", "string", false}},
 	"parcelDSPV1":  {{"parcelId", "long", false}, {"reference", "string", false}, {"waybill", "string", false}},
+	"generateProtocolV2": {{"dpdServicesParamsV1", "dpdServicesParamsV1", false}, {"outputDocFormatV1", "outputDocFormatDSPEnumV1", false},
+		{"outputDocPageFormatV1", "outputDocPageFormatDSPEnumV1", false}, {"authDataV1", "authDataV1", false}},
+	"pickupAddressDSPV1": {{"address", "string", false}, {"city", "string", false}, {"company", "string", false},
+		{"countryCode", "string", false}, {"email", "string", false}, {"fid", "int", false}, {"name", "string", false},
+		{"phone", "string", false}, {"postalCode", "string", false}},
+	"packagesPickupCallV4": {{"dpdPickupParamsV3", "dpdPickupCallParamsV3", false}, {"authDataV1", "authDataV1", false}},
+	"dpdPickupCallParamsV3": {{"checkSum", "int", false}, {"operationType", "pickupCallOperationTypeDPPEnumV1", false},
+		{"orderNumber", "string", false}, {"orderType", "pickupCallOrderTypeDPPEnumV1", false},
+		{"pickupCallSimplifiedDetails", "pickupCallSimplifiedDetailsDPPV1", false}, {"pickupDate", "string", false},
+		{"pickupTimeFrom", "string", false}, {"pickupTimeTo", "string", false}, {"updateMode", "pickupCallUpdateModeDPPEnumV1", false},
+		{"waybillsReady", "boolean", false}},
+	"pickupCallSimplifiedDetailsDPPV1": {{"packagesParams", "pickupPackagesParamsDPPV1", false}, {"pickupCustomer", "pickupCustomerDPPV1", false},
+		{"pickupPayer", "pickupPayerDPPV1", false}, {"pickupSender", "pickupSenderDPPV1", false}},
+	"pickupCustomerDPPV1": {{"customerFullName", "string", false}, {"customerName", "string", false}, {"customerPhone", "string", false}},
+	"pickupPayerDPPV1":    {{"payerCostCenter", "string", false}, {"payerName", "string", false}, {"payerNumber", "int", false}},
+	"pickupSenderDPPV1": {{"senderAddress", "string", false}, {"senderCity", "string", false}, {"senderFullName", "string", false},
+		{"senderName", "string", false}, {"senderPhone", "string", false}, {"senderPostalCode", "string", false}},
+	"pickupPackagesParamsDPPV1": {{"dox", "boolean", false}, {"doxCount", "int", false}, {"pallet", "boolean", false},
+		{"palletMaxHeight", "double", false}, {"palletMaxWeight", "double", false}, {"palletsCount", "int", false},
+		{"palletsWeight", "double", false}, {"parcelMaxDepth", "double", false}, {"parcelMaxHeight", "double", false},
+		{"parcelMaxWeight", "double", false}, {"parcelMaxWidth", "double", false}, {"parcelsCount", "int", false},
+		{"parcelsWeight", "double", false}, {"standardParcel", "boolean", false}},
+	"getCourierOrderAvailabilityV1": {{"senderPlaceV1", "senderPlaceV1", false}, {"authDataV1", "authDataV1", false}},
+	"senderPlaceV1":                 {{"countryCode", "string", false}, {"zipCode", "string", false}},
 
 	// dpdservices: answers.
 	"findPostalCodeV1Response":          {{"return", "findPostalCodeResponseV1", false}},
@@ -217,15 +241,23 @@ var schemaTypes = map[string][]field{
 	"parcelsPGRV2": {{"Parcel", "parcelPGRV2", true}},
 	"parcelPGRV2": {{"Status", "validationStatusPGREnumV1", false}, {"ParcelId", "long", false}, {"Reference", "string", false},
 		{"Waybill", "string", false}, {"ValidationDetails", "validationDetails", false}},
-	"validationDetails":            {{"ValidationInfo", "validationInfoPGRV2", true}},
-	"validationInfoPGRV2":          {{"ErrorId", "int", false}, {"ErrorCode", "string", false}, {"FieldNames", "string", false}, {"Info", "string", false}},
-	"generateSpedLabelsV4Response": {{"return", "documentGenerationResponseV1", false}},
-	"documentGenerationResponseV1": {{"documentData", "base64Binary", false}, {"documentId", "string", false}, {"session", "sessionDGRV1", false}},
-	"sessionDGRV1":                 {{"packages", "packageDGRV1", true}, {"sessionId", "long", false}, {"statusInfo", "statusInfoDGRV1", false}},
-	"packageDGRV1":                 {{"packageId", "long", false}, {"parcels", "parcelDGRV1", true}, {"reference", "string", false}, {"statusInfo", "statusInfoDGRV1", false}},
-	"parcelDGRV1":                  {{"parcelId", "long", false}, {"reference", "string", false}, {"statusInfo", "statusInfoDGRV1", false}, {"waybill", "string", false}},
-	"statusInfoDGRV1":              {{"description", "string", false}, {"status", "statusDGREnumV1", false}},
-	"DPDServiceException":          {{"exceptionDate", "dateTime", false}, {"message", "string", false}},
+	"validationDetails":                     {{"ValidationInfo", "validationInfoPGRV2", true}},
+	"validationInfoPGRV2":                   {{"ErrorId", "int", false}, {"ErrorCode", "string", false}, {"FieldNames", "string", false}, {"Info", "string", false}},
+	"generateSpedLabelsV4Response":          {{"return", "documentGenerationResponseV1", false}},
+	"documentGenerationResponseV1":          {{"documentData", "base64Binary", false}, {"documentId", "string", false}, {"session", "sessionDGRV1", false}},
+	"sessionDGRV1":                          {{"packages", "packageDGRV1", true}, {"sessionId", "long", false}, {"statusInfo", "statusInfoDGRV1", false}},
+	"packageDGRV1":                          {{"packageId", "long", false}, {"parcels", "parcelDGRV1", true}, {"reference", "string", false}, {"statusInfo", "statusInfoDGRV1", false}},
+	"parcelDGRV1":                           {{"parcelId", "long", false}, {"reference", "string", false}, {"statusInfo", "statusInfoDGRV1", false}, {"waybill", "string", false}},
+	"statusInfoDGRV1":                       {{"description", "string", false}, {"status", "statusDGREnumV1", false}},
+	"DPDServiceException":                   {{"exceptionDate", "dateTime", false}, {"message", "string", false}},
+	"generateProtocolV2Response":            {{"return", "documentGenerationResponseV1", false}},
+	"packagesPickupCallV4Response":          {{"return", "packagesPickupCallResponseV3", false}},
+	"packagesPickupCallResponseV3":          {{"checkSum", "int", false}, {"orderNumber", "string", false}, {"statusInfo", "statusInfoPCRV2", false}},
+	"statusInfoPCRV2":                       {{"errorDetails", "errorDetailsPCRV2", true}, {"status", "string", false}},
+	"errorDetailsPCRV2":                     {{"code", "string", false}, {"description", "string", false}, {"fields", "string", false}},
+	"getCourierOrderAvailabilityV1Response": {{"return", "getCourierOrderAvailabilityResponseV1", false}},
+	"getCourierOrderAvailabilityResponseV1": {{"ranges", "courierOrderAvailabilityRangeV1", true}, {"status", "string", false}},
+	"courierOrderAvailabilityRangeV1":       {{"offset", "int", false}, {"range", "string", false}},
 
 	// dpdinfoservices (t3ko's Soap/Types; no WSDL of it is at hand).
 	"getEventsForWaybillV1": {{"waybill", "string", false}, {"eventsSelectType", "eventsSelectTypeEnum", false},
@@ -242,15 +274,18 @@ var schemaTypes = map[string][]field{
 
 // schemaEnums are the enumerations [C].
 var schemaEnums = map[string][]string{
-	"pkgNumsGenerationPolicyV1":    {"STOP_ON_FIRST_ERROR", "IGNORE_ERRORS", "ALL_OR_NOTHING"},
-	"payerTypeEnumOpenUMLFeV1":     {"RECEIVER", "SENDER", "THIRD_PARTY"},
-	"serviceCurrencyEnum":          {"PLN", "EUR", "USD", "CHF", "SEK", "NOK", "CZK", "RON", "HUF", "HRK", "BGN", "DKK", "GBP", "RSD", "RUB", "TRY", "UNKNOWN"},
-	"outputDocFormatDSPEnumV1":     {"PDF", "TIFF", "PS", "EPL", "ZPL", "XML"},
-	"outputDocPageFormatDSPEnumV1": {"A4", "LBL_PRINTER"},
-	"outputLabelTypeEnumV1":        {"BIC3", "EXTENDED"},
-	"policyDSPEnumV1":              {"STOP_ON_FIRST_ERROR", "IGNORE_ERRORS"},
-	"sessionTypeDSPEnumV1":         {"DOMESTIC", "INTERNATIONAL", "INTERNATIONAL_RETURN_PUDO"},
-	"eventsSelectTypeEnum":         {"ALL", "ONLY_LAST"},
+	"pkgNumsGenerationPolicyV1":        {"STOP_ON_FIRST_ERROR", "IGNORE_ERRORS", "ALL_OR_NOTHING"},
+	"payerTypeEnumOpenUMLFeV1":         {"RECEIVER", "SENDER", "THIRD_PARTY"},
+	"serviceCurrencyEnum":              {"PLN", "EUR", "USD", "CHF", "SEK", "NOK", "CZK", "RON", "HUF", "HRK", "BGN", "DKK", "GBP", "RSD", "RUB", "TRY", "UNKNOWN"},
+	"outputDocFormatDSPEnumV1":         {"PDF", "TIFF", "PS", "EPL", "ZPL", "XML"},
+	"outputDocPageFormatDSPEnumV1":     {"A4", "LBL_PRINTER"},
+	"outputLabelTypeEnumV1":            {"BIC3", "EXTENDED"},
+	"policyDSPEnumV1":                  {"STOP_ON_FIRST_ERROR", "IGNORE_ERRORS"},
+	"sessionTypeDSPEnumV1":             {"DOMESTIC", "INTERNATIONAL", "INTERNATIONAL_RETURN_PUDO"},
+	"eventsSelectTypeEnum":             {"ALL", "ONLY_LAST"},
+	"pickupCallOperationTypeDPPEnumV1": {"INSERT", "UPDATE", "CANCEL"},
+	"pickupCallOrderTypeDPPEnumV1":     {"DOMESTIC", "INTERNATIONAL", "EXPRESS"},
+	"pickupCallUpdateModeDPPEnumV1":    {"DONT_CREATE_NEW_IF_CLOSED", "CREATE_NEW_IF_CLOSED"},
 	"validationStatusPGREnumV1": {"OK", "UNKNOWN_ERROR", "DB_ERROR", "INCORRECT_DATA", "NOT_PROCESSED", "DUPLICATED_PACKAGE_SEARCH_KEY",
 		"DUPLICATED_PARCEL_SEARCH_KEY", "DISALLOWED_FID", "DUPLICATED_WAYBILL", "UNSUPPORTED_LANG_CODE"},
 	"statusDGREnumV1": {"OK", "NOT_FOUND", "NOT_PROCESSED", "INCORRECT_PKGS_FOR_SESSION_TYPE", "INCORRECT_PICKUP_ADDRESS_FID",
@@ -263,10 +298,13 @@ var schemaEnums = map[string][]string{
 // required are the parameters without which a DPD operation cannot run (the
 // fake's reading of DPD's business rules, not the schema's minOccurs).
 var required = map[string][]string{
-	"findPostalCodeV1":          {"postalCodeV1", "authDataV1"},
-	"generatePackagesNumbersV4": {"openUMLFeV3", "pkgNumsGenerationPolicyV1", "authDataV1"},
-	"generateSpedLabelsV4":      {"dpdServicesParamsV1", "outputDocFormatV1", "outputDocPageFormatV1", "authDataV1"},
-	"getEventsForWaybillV1":     {"waybill", "authDataV1"},
+	"findPostalCodeV1":              {"postalCodeV1", "authDataV1"},
+	"generatePackagesNumbersV4":     {"openUMLFeV3", "pkgNumsGenerationPolicyV1", "authDataV1"},
+	"generateSpedLabelsV4":          {"dpdServicesParamsV1", "outputDocFormatV1", "outputDocPageFormatV1", "authDataV1"},
+	"getEventsForWaybillV1":         {"waybill", "authDataV1"},
+	"packagesPickupCallV4":          {"dpdPickupParamsV3", "authDataV1"},
+	"getCourierOrderAvailabilityV1": {"senderPlaceV1", "authDataV1"},
+	"generateProtocolV2":            {"dpdServicesParamsV1", "outputDocFormatV1", "outputDocPageFormatV1", "authDataV1"},
 }
 
 // checkElement holds n to the complex type typ; path names n in messages.
@@ -338,6 +376,11 @@ func checkValue(n *xmlNode, typ, path string) []string {
 	case "base64Binary":
 		_, err := base64.StdEncoding.DecodeString(v)
 		return simple(err == nil, "xsd:base64Binary")
+	case "boolean":
+		return simple(v == "true" || v == "false" || v == "1" || v == "0", "an xsd:boolean")
+	case "double":
+		_, err := strconv.ParseFloat(v, 64)
+		return simple(err == nil && !strings.ContainsAny(v, "xX_"), "an xsd:double")
 	}
 	if values, ok := schemaEnums[typ]; ok {
 		return simple(slices.Contains(values, v), "one of "+typ+" "+strings.Join(values, ", "))
@@ -374,7 +417,8 @@ func TestSchemaCoversTheWSDLOperations(t *testing.T) {
 	if w.targetNS != packageNS {
 		t.Errorf("WSDL targetNamespace %q, the adapter sends %q", w.targetNS, packageNS)
 	}
-	for _, op := range []string{"findPostalCodeV1", "generatePackagesNumbersV4", "generateSpedLabelsV4", "generateProtocolV2"} {
+	for _, op := range []string{"findPostalCodeV1", "generatePackagesNumbersV4", "generateSpedLabelsV4", "generateProtocolV2",
+		"packagesPickupCallV4", "getCourierOrderAvailabilityV1"} {
 		if _, ok := w.inputs[op]; !ok {
 			t.Errorf("the WSDL has no operation %s", op)
 		}
@@ -387,7 +431,7 @@ func TestSchemaCoversTheWSDLOperations(t *testing.T) {
 	for typ, fields := range schemaTypes {
 		for _, f := range fields {
 			switch f.typ {
-			case "any", "string", "int", "long", "dateTime", "base64Binary":
+			case "any", "string", "int", "long", "dateTime", "base64Binary", "boolean", "double":
 				continue
 			}
 			if _, ok := schemaTypes[f.typ]; !ok {

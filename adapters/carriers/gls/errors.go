@@ -13,6 +13,12 @@ import (
 // GLS saying no (reason in the "error" and "message" headers, empty body) →
 // *carrier.Rejection; anything else is unexpected.
 func shipitError(what string, res *carrierhttp.Response) error {
+	return refusal(what, res, fieldOf)
+}
+
+// refusal is shipitError with the refused field read from GLS's words by
+// field (fieldOf for shipments, pickupFieldOf for collections).
+func refusal(what string, res *carrierhttp.Response, field func(string) string) error {
 	code := strings.TrimSpace(res.Header.Get(ErrorHeader))
 	msg := strings.TrimSpace(res.Header.Get(MessageHeader))
 	if res.Status >= 400 && res.Status < 500 {
@@ -25,7 +31,7 @@ func shipitError(what string, res *carrierhttp.Response) error {
 		case msg == "":
 			text = fmt.Sprintf("GLS refused %s (HTTP %d)", what, res.Status)
 		}
-		return &carrier.Rejection{Field: fieldOf(code + " " + msg), Message: text}
+		return &carrier.Rejection{Field: field(code + " " + msg), Message: text}
 	}
 	return fmt.Errorf("gls: %s: unexpected HTTP %d %s %s", what, res.Status, code, msg)
 }

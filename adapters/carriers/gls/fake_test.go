@@ -36,7 +36,10 @@ import (
 //   - shipit-farm.yaml: info.version is "" (doc.Validate refuses it; set to
 //     "v1"), and its top-level security names "OAuthPROD", a scheme the file
 //     does not define (it defines "OAuth" and "OAuthSandbox"): replaced by
-//     "OAuth" so the security requirement can be checked.
+//     "OAuth" so the security requirement can be checked. SporadicCollection
+//     gets the rules of GLS's documentation (rest_sporadic_collection.html)
+//     the file lacks, fixCollection below; the end of day's date parameter
+//     is typed a date (the form GLS's clients send [C]).
 //   - authentification-service-v2.yaml: grant_type has an enum but no type,
 //     so kin-openapi's form decoder reads it as null and the enum check
 //     fails on every request; typed "string" (its enum is unchanged).
@@ -78,6 +81,11 @@ type fake struct {
 	// CreatedShipment does not require), a reprint answered 503.
 	failLabels failswitch.Countdown
 	bookings   int // bookings that made parcels
+
+	// The shipping day (fake_dispatch_test.go).
+	days        []*fakeDayShipment // booked shipments, as the end of day lists them
+	collections []string           // the dates of the collections ordered
+	endOfDays   []string           // the dates the end of day was asked for
 }
 
 // bookingCount is how many bookings made parcels: what GLS's records show.
@@ -113,6 +121,7 @@ func newFake(t *testing.T) *fake {
 			"shipit": f.load(env, "shipit-farm.yaml", "/shipit-farm/v1/backend", func(doc *openapi3.T) {
 				doc.Info.Version = "v1"
 				doc.Security = openapi3.SecurityRequirements{{"OAuth": []string{}}}
+				fixCollection(doc)
 			}),
 			"auth": f.load(env, "authentification-service-v2.yaml", "/oauth2/v2", func(doc *openapi3.T) {
 				form := doc.Paths.Find("/token").Post.RequestBody.Value.Content.Get("application/x-www-form-urlencoded")
@@ -225,7 +234,8 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if _, err := f.specs[env][api].CheckRequest(r); err != nil {
+	checked, err := f.specs[env][api].CheckRequest(r)
+	if err != nil {
 		f.mu.Lock()
 		report := f.report
 		f.mu.Unlock()
@@ -242,7 +252,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		if !f.authorized(w, r, env) {
 			return
 		}
-		f.shipit(w, r, strings.TrimPrefix(rest, "/shipit-farm/v1/backend"), body)
+		f.shipit(w, r, strings.TrimPrefix(rest, "/shipit-farm/v1/backend"), body, f.answerer(env, checked))
 	default:
 		if !f.authorized(w, r, env) {
 			return
@@ -302,7 +312,7 @@ func writeJSON(w http.ResponseWriter, status int, contentType string, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func (f *fake) shipit(w http.ResponseWriter, r *http.Request, path string, body []byte) {
+func (f *fake) shipit(w http.ResponseWriter, r *http.Request, path string, body []byte, answer answerer) {
 	if ct := r.Header.Get("Content-Type"); len(body) > 0 && ct != MediaType {
 		f.t.Errorf("ShipIT %s: Content-Type %q, want %q", path, ct, MediaType)
 	}
@@ -320,6 +330,10 @@ func (f *fake) shipit(w http.ResponseWriter, r *http.Request, path string, body 
 		f.reprint(w, body)
 	case strings.HasPrefix(path, "/rs/shipments/cancel/"):
 		f.cancel(w, strings.TrimPrefix(path, "/rs/shipments/cancel/"))
+	case path == "/rs/sporadiccollection":
+		f.collection(w, body, answer)
+	case path == "/rs/shipments/endofday":
+		f.endOfDay(w, r.URL.Query().Get("date"), answer)
 	default:
 		refuse(w, http.StatusNotFound, "NOT_FOUND", "no such resource "+path)
 	}
@@ -408,6 +422,7 @@ func (f *fake) create(w http.ResponseWriter, r *http.Request, body []byte) {
 			"Barcodes": map[string]any{"Primary1D": p.number, "Primary1DPrint": true}})
 	}
 	f.bookings++
+	f.keepForTheDay(body, parcelData)
 	f.mu.Unlock()
 	doc, err := labels.Merge(format, parts)
 	if err != nil {

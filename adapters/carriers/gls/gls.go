@@ -41,6 +41,59 @@
 // has no operation that lists a shipment's parcels, so the label step gives
 // up with the shipment GLS's.
 //
+// Pickups and manifests (dispatch.go, manifest.go). [V] here is
+// shipit-farm.yaml and GLS's ShipIT REST documentation (gls-doc:
+// gls-shipit.gls-group.eu/webservices/3_5_15/doxygen/WS-REST-API/,
+// rest_sporadic_collection.html and rest_tracking.html):
+//   - Collection: POST /rs/sporadiccollection [V] with SporadicCollection
+//     {ContactID (setting contactId), PreferredPickUpDate, NumberOfParcels,
+//     Product (setting productType, PARCEL or EXPRESS [V gls-doc]),
+//     ExpectedTotalWeight (kg, left out when 0), AdditionalInformation}. The
+//     YAML types PreferredPickUpDate date-time; GLS's documentation writes
+//     it "YYYY-MM-DD", 10 characters, and that is what is sent (the fake
+//     holds the documented rules: fake_dispatch_test.go, fixCollection).
+//     NumberOfParcels is mandatory, > 0 and 6 digits [V gls-doc], though the
+//     YAML does not require it. A collection has no address, no contact and
+//     no window: GLS collects at the contact's registered address [V], so the
+//     request's address is not sent, and its window, contact person and
+//     phone and note go as AdditionalInformation ("Ready 10:00-16:00. Contact
+//     Max Muster +49…. note"). Shipments are never referenced: a count and a
+//     weight only.
+//   - Confirmed: GLS answers the date it comes, EstimatedPickUpDate
+//     (date-time [V shipit]; gls-doc calls it PreferredPickUpDate: both are
+//     read, as a date as written), moved from a Sunday, holiday or past date
+//     to the next working day [V gls-doc]. It answers no number: the
+//     pickup's ConfirmationNumber is empty, its Date GLS's, no window. The
+//     date is recorded through Booking.Accept as soon as GLS answers, and an
+//     attempt given it orders nothing (ShipIT takes no key of ours and lists
+//     no collections).
+//   - Cancel: none in the API [V shipit: no operation]; GLS says to call the
+//     depot [V gls-doc]: CancelCourierPickup answers carrier.ErrNotOffered
+//     saying so. Windows: none (ErrNotOffered); the dispatch module's
+//     channel defaults stand.
+//   - Manifest: POST /rs/shipments/endofday?date=YYYY-MM-DD [V shipit; the
+//     date's form C, ruby-gls and PHP clients], no body. GLS takes every
+//     shipment of the contact on that date, not the request's alone, and
+//     answers them as data (EndOfDayResponse), not a document; only parcels
+//     that went through the end of day are found by GLS's tracking [V
+//     gls-doc], so this call is the handover. The manifest's Reference is the
+//     date and it has no Document: shipd draws its handover PDF.
+//   - After a manifest: whether a parcel can still be cancelled
+//     (/rs/shipments/cancel/{TrackID}) is not documented: GLS decides
+//     (cancel_after_manifest "carrier").
+//   - Unverified [U], where it would be checked (GLS's ShipIT business
+//     documentation on shipit-download.gls-group.eu, or the sandbox host):
+//     whether ShipIT takes the documented date or wants the YAML's
+//     date-time; the form of the answered date (a date-time at midnight is
+//     read as the date it writes); how a refusal of a collection looks
+//     (taken to be the 4xx with error/message headers of other calls) and
+//     which words name its fields; the cut-off for a same-day collection;
+//     whether the sandbox answers either operation; whether the end of day
+//     can be called twice, lists the day again or only what is new, and is
+//     reversible; which day's shipments a date selects (the shipping date is
+//     assumed); and that the shipments GLS lists are not compared with the
+//     manifest's (a retried manifest must not be refused for them).
+//
 // Errors: ShipIT says no with a 4xx whose headers "error" and "message"
 // carry the reason and whose body is empty; those become *carrier.Rejection,
 // blaming the shipd field the message's ShipIT field path names (see
@@ -173,9 +226,9 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		Settings: []carrier.Setting{
 			{Key: "clientId", Type: carrier.TypeString, Required: true, Description: "Client id of the app in the GLS developer portal."},
 			{Key: "clientSecret", Type: carrier.TypeString, Required: true, Secret: true, Description: "Client secret of the app."},
-			{Key: "contactId", Type: carrier.TypeString, Required: true, Description: "GLS contact id of the shipper (Shipper.ContactID)."},
+			{Key: "contactId", Type: carrier.TypeString, Required: true, Description: "GLS contact id of the shipper (Shipper.ContactID); courier collections are ordered for it, at its registered address."},
 			{Key: "productType", Type: carrier.TypeString, Enum: []string{ProductParcel, ProductExpress}, Default: ProductParcel,
-				Description: "GLS product; cash on delivery needs no other product."},
+				Description: "GLS product, of shipments and of courier collections; cash on delivery needs no other product."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use the GLS sandbox (no data transmission)."},
 			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: "pdf",
 				Description: "Label format when a shipment names none (zpl is GLS's ZEBRA)."},
@@ -187,7 +240,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,
 		MaxParcels:   MaxParcels,
-		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to GLS yet."),
+		Dispatch:     dispatchInfo,
 	}
 }
 

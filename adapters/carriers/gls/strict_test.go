@@ -67,8 +67,15 @@ func TestFakeRefusesMisspeltOptionalFields(t *testing.T) {
 
 func postShipment(t *testing.T, f *fake, body map[string]any) int {
 	t.Helper()
+	return postShipIT(t, f, "/rs/shipments", body)
+}
+
+// postShipIT posts body to a ShipIT path of the sandbox with a made-up
+// token, and answers the status.
+func postShipIT(t *testing.T, f *fake, path string, body map[string]any) int {
+	t.Helper()
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, f.srv.URL+"/sandbox/shipit-farm/v1/backend/rs/shipments", bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, f.srv.URL+"/sandbox/shipit-farm/v1/backend"+path, bytes.NewReader(raw))
 	req.Header.Set("Authorization", "Bearer made-up")
 	req.Header.Set("Content-Type", MediaType)
 	req.Header.Set("Accept", MediaType)
