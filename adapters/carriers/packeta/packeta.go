@@ -245,7 +245,14 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: labelFormats,
 		SupportsCOD:  true,
 		MaxParcels:   MaxParcels,
-		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Packeta has no courier pickups: parcels are handed in at Packeta points. Its manifest is shipd's handover document."),
+		// Packeta's API orders no courier (its SOAP operations have none [V]);
+		// e-shops hand parcels in at its points or send them to its central
+		// depot (zasilkovna.cz, terms for e-shops, 1.2 [V]). createShipment
+		// groups packets under a barcode, no handover document: the manifest
+		// is shipd's. A packet Packeta has on its way refuses cancel
+		// (CancelNotAllowedFault): the carrier decides.
+		Dispatch: carrier.NoPickups(carrier.CancelAfterManifestCarrier,
+			"Packeta takes no courier pickup orders through its API: parcels are handed in at Packeta points (or sent to its depot). Its manifest is shipd's handover document."),
 	}
 }
 

@@ -37,11 +37,17 @@ func problemDetail(body []byte) string {
 	return ""
 }
 
-// rejection turns a 4xx answer into *carrier.Rejection or
-// carrier.Rejections: one per message of the errors map, on shipd's field
-// where the vendor's path maps to one, else on the vendor's path; without an
-// errors map, the detail (or title) alone.
+// rejection turns a 4xx answer to a shipment call into *carrier.Rejection
+// or carrier.Rejections (rejectionOn, fieldOf).
 func rejection(status int, body []byte) error {
+	return rejectionOn(status, body, fieldOf)
+}
+
+// rejectionOn turns a 4xx answer into *carrier.Rejection or
+// carrier.Rejections: one per message of the errors map, on shipd's field
+// where field maps the vendor's path to one, else on the vendor's path;
+// without an errors map, the detail (or title) alone.
+func rejectionOn(status int, body []byte, field func(string) string) error {
 	var p problem
 	if err := json.Unmarshal(body, &p); err != nil || (p.Title == "" && p.Detail == "" && len(p.Errors) == 0) {
 		return &carrier.Rejection{Message: fmt.Sprintf("PPL refused the request (HTTP %d): %s", status, carrierhttp.Snippet(body))}
@@ -54,7 +60,7 @@ func rejection(status int, body []byte) error {
 	var out carrier.Rejections
 	for _, k := range keys {
 		for _, msg := range p.Errors[k] {
-			out = append(out, &carrier.Rejection{Field: fieldOf(k), Message: msg})
+			out = append(out, &carrier.Rejection{Field: field(k), Message: msg})
 		}
 	}
 	switch len(out) {
@@ -119,6 +125,56 @@ func fieldOf(key string) string {
 		}
 	}
 	return key
+}
+
+// orderFields maps PPL's collection order paths (case-insensitive, without
+// the "Orders[i]." prefix, or "$.orders[i]." where a value could not be
+// read) to the pickup request's fields. The sender is the pickup address
+// and contact; its name is the contact's company (else the person).
+var orderFields = map[string]string{
+	"sendDate":       carrier.PickupFieldDate,
+	"sendTimeFrom":   carrier.PickupFieldReadyFrom,
+	"sendTimeTo":     carrier.PickupFieldReadyUntil,
+	"shipmentCount":  carrier.PickupFieldParcels,
+	"note":           "note",
+	"email":          carrier.PickupFieldContact + ".email_address",
+	"sender":         carrier.PickupFieldAddress,
+	"sender.zipCode": carrier.PickupFieldAddress + ".postal_code",
+	"sender.city":    carrier.PickupFieldAddress + ".city_name",
+	"sender.street":  carrier.PickupFieldAddress + ".street_name",
+	"sender.country": carrier.PickupFieldAddress + ".country_code",
+	"sender.name":    carrier.PickupFieldContact,
+	"sender.name2":   carrier.PickupFieldContact,
+	"sender.contact": carrier.PickupFieldContact,
+	"sender.phone":   carrier.PickupFieldContact + ".phone_number",
+	"sender.email":   carrier.PickupFieldContact + ".email_address",
+	"referenceId":    "",
+	"orderType":      "",
+	"productType":    "",
+}
+
+var orderPrefix = regexp.MustCompile(`(?i)^(\$\.)?orders\[\d+\]\.?`)
+
+// orderFieldOf maps one vendor error key of a collection order to the
+// pickup request's field; shipd's own values (referenceId, orderType,
+// productType) blame none; an unknown key is returned as is.
+func orderFieldOf(key string) string {
+	rest := orderPrefix.ReplaceAllString(key, "")
+	for k, v := range orderFields {
+		if strings.EqualFold(k, rest) {
+			return v
+		}
+	}
+	return key
+}
+
+// orderAnswerError is answerError for collection orders: 4xx is PPL
+// refusing, on the pickup request's fields.
+func orderAnswerError(what string, res *carrierhttp.Response) error {
+	if res.Status >= 400 && res.Status < 500 {
+		return rejectionOn(res.Status, res.Body, orderFieldOf)
+	}
+	return fmt.Errorf("ppl: %s: unexpected HTTP %d: %s", what, res.Status, carrierhttp.Snippet(res.Body))
 }
 
 // importRejection is a parcel PPL failed to import (importState Error): its

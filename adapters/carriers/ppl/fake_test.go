@@ -2,8 +2,8 @@ package ppl
 
 // A fake of PPL's CPL API (myAPI2) on loopback HTTP: OAuth2
 // client-credentials token endpoint, the asynchronous shipment batch, label
-// documents fetched with the Bearer token, cancel, tracking and RFC 7807
-// problem+json errors. Every API request is held to testdata/cpl-api.yaml
+// documents fetched with the Bearer token, cancel, tracking, collection
+// orders (fake_orders_test.go) and RFC 7807 problem+json errors. Every API request is held to testdata/cpl-api.yaml
 // (vendorspec, strict: a property the document does not name is refused)
 // and answered 400 problem+json like PPL when it does not validate; such a
 // refusal fails the test unless the test expects it (expectRefusals). Every
@@ -102,19 +102,21 @@ type fakePPL struct {
 	pollsToComplete int
 	failStatus      int    // answer this status to API calls (not the token endpoint)
 	failCount       int    // how many times; -1 = always
-	failOn          string // only requests starting so ("GET /shipment/batch/"); "" = all
+	failOn          string // only requests starting so ("GET /shipment/batch/"), or exactly so ("GET /order$"); "" = all
 	hang            bool
 	requests        []string // "METHOD /path" without the prefix
 	bodies          []map[string]any
 	labels          map[string]*fakeItem // by data guid
 	refusals        []string             // requests the document does not allow
 	expectRefusals  bool
+	orderState      // collection orders
 }
 
 func newFake(t *testing.T, name string) *fakePPL {
 	f := &fakePPL{t: t, name: name, clientID: "client-1", clientSecret: "secret-1", tokenTTL: 1800,
 		tokens: map[string]time.Time{}, batches: map[string]*fakeBatch{}, shipments: map[string]*fakeShipment{},
-		labels: map[string]*fakeItem{}, pollsToComplete: 1, serial: 400000000}
+		labels: map[string]*fakeItem{}, pollsToComplete: 1, serial: 400000000,
+		orderState: orderState{orderBatches: map[string]*fakeOrderBatch{}}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+fakePrefix+"/login/getAccessToken", f.token)
 	mux.HandleFunc("POST "+fakePrefix+"/shipment/batch", f.auth(f.createBatch))
@@ -124,6 +126,10 @@ func newFake(t *testing.T, name string) *fakePPL {
 	mux.HandleFunc("GET "+fakePrefix+"/data/{guid}", f.auth(f.data))
 	mux.HandleFunc("POST "+fakePrefix+"/shipment/{n}/cancel", f.auth(f.cancel))
 	mux.HandleFunc("GET "+fakePrefix+"/shipment", f.auth(f.track))
+	mux.HandleFunc("POST "+fakePrefix+"/order/batch", f.auth(f.createOrders))
+	mux.HandleFunc("GET "+fakePrefix+"/order/batch/{id}", f.auth(f.getOrderBatch))
+	mux.HandleFunc("GET "+fakePrefix+"/order", f.auth(f.listOrders))
+	mux.HandleFunc("POST "+fakePrefix+"/order/cancel", f.auth(f.cancelOrder))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("%s fake: unexpected %s %s", f.name, r.Method, r.URL.Path)
 		problemJSON(w, http.StatusNotFound, "NotFound", "", nil)
@@ -184,7 +190,7 @@ func (f *fakePPL) record(next http.Handler) http.Handler {
 		f.requests = append(f.requests, r.Method+" "+path)
 		hang := f.hang
 		fail := 0
-		if path != "/login/getAccessToken" && f.failCount != 0 && strings.HasPrefix(r.Method+" "+path, f.failOn) {
+		if path != "/login/getAccessToken" && f.failCount != 0 && failsOn(r.Method+" "+path, f.failOn) {
 			fail = f.failStatus
 			if f.failCount > 0 {
 				f.failCount--
@@ -207,6 +213,16 @@ func (f *fakePPL) record(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// failsOn reports whether request ("METHOD /path") is one on names: those
+// starting so, or with a trailing "$" that one exactly ("GET /order$" is
+// not GET /order/batch/{id}).
+func failsOn(request, on string) bool {
+	if exact, ok := strings.CutSuffix(on, "$"); ok {
+		return request == exact
+	}
+	return strings.HasPrefix(request, on)
 }
 
 func problemJSON(w http.ResponseWriter, status int, title, detail string, errs map[string][]string) {

@@ -67,6 +67,48 @@
 // of its statusId (eventStatuses); a code neither maps has no status. A
 // CodPaidDate phase or a COD-paid statusId sets CODCollected.
 //
+// Pickups and manifests (dispatch.go). A courier pickup is PPL's
+// collection order [V]: POST /order/batch with one order of orderType
+// CollectionOrder, productType BUSS (as PPL's plugin sends [Vp]), sendDate
+// (the date's midnight in Prague, with its offset), sendTimeFrom/sendTimeTo
+// when the request has a window (PPL's format date-span, a .NET TimeSpan,
+// sent "hh:mm:ss" [U]), shipmentCount (the parcel count: PPL's order names
+// no shipments and takes no weight [V]), the pickup address and contact as
+// sender (name is the company, else the person), the contact's e-mail as the
+// order's notification email, and the note (PPL takes at most 300
+// characters [V]). referenceId, which PPL documents as unique [V], is
+// derived from Booking.Key ("shipd-" and the key, or its hash when it does
+// not fit 50 characters), so every attempt sends the same one. PPL answers
+// 201 with the batch in Location; the batch id is recorded through
+// req.Booking.Accept before GET /order/batch/{batchId} is polled until the
+// order is Complete (Error: a Rejection with PPL's message and code, on no
+// field), then GET /order?OrderReferences= (Limit and Offset required)
+// until the order has its orderNumber: the ConfirmationNumber. PPL confirms
+// no window and no date of its own (the order's sendDate is the one asked
+// for [V]): CourierPickup has none, and the one asked for stands. Handle is
+// the referenceId, which cancel needs. An attempt given Booking.Handle polls
+// that batch and never posts again; a first attempt asks GET /order first
+// and answers an order PPL already holds under the reference (an attempt
+// whose batch id was never recorded) without ordering again; an import
+// refused while PPL holds an order under the reference (the same crash
+// window, the earlier order not listed yet when asked) answers that order.
+// Once the order is imported nothing is a refusal: a read-back that fails is
+// ErrUnavailable, resumed from the batch. Refusals of the order (400
+// problem+json keyed "Orders[0].Sender.ZipCode", or "$.orders[0].sendTimeFrom"
+// for a value PPL could not read) are Rejections on the pickup request's
+// fields (orderFields: date, ready_from, ready_until, parcel_count, note,
+// address.*, contact.*). Cancel: POST /order/cancel?orderReference= with a
+// note, as PPL's plugin cancels [Vp], 200 [V]; a refusal is a Rejection with
+// PPL's words, unless the order reads back Canceled (a repeated cancel), which
+// counts as done. Until when PPL takes a cancel, and its cut-off and lead
+// time for an order, PPL does not document [U]: its refusal decides.
+// Windows: PPL publishes none (CourierPickupWindows is ErrNotOffered, the
+// channel's defaults stand). Manifest: PPL's API has no handover document or
+// closing operation [V, every path of its document]: CreateManifest is
+// ErrNotOffered and shipd's handover document is the manifest. A shipment on
+// one is cancelled as any other, which PPL refuses once the parcel is
+// picked up (CancelAfterManifest: the carrier decides).
+//
 // Errors: PPL answers RFC 7807 problem+json with an errors map keyed by its
 // field paths ("Shipments[0].Recipient.ZipCode"); each entry becomes a
 // Rejection on shipd's field where one corresponds (errors.go). 429, 5xx,
@@ -84,7 +126,9 @@
 // sandbox host, the OAuth scope, label URLs being on the API host, the order
 // of a set's relatedItems, the legacy statusId meanings, the phase
 // "Undelivered", SMEU taking parcelShopCode, the COD variable symbol taken
-// from the reference.
+// from the reference, and the collection order's (TimeSpan form, the answer
+// of GET /order, referenceId kept unique, when the order number comes, the
+// cancel of a cancelled order, cut-offs, the sandbox taking orders).
 package ppl
 
 import (
@@ -135,6 +179,33 @@ var (
 	// the last digits of the shipment reference; a reference without digits
 	// is refused before the call.
 	codVarSymDigits = 10
+
+	// Collection orders (dispatch.go):
+	//
+	// timeSpanLayout: sendTimeFrom/sendTimeTo are PPL's format "date-span",
+	// a .NET TimeSpan; its invariant form is "hh:mm:ss". PPL's plugin sends
+	// no window, so no PPL source shows one.
+	timeSpanLayout = "15:04:05"
+	// orderProductType is what PPL's plugin sends ("BUSS / IMPO" in PPL's
+	// document); what else it would change is not said.
+	orderProductType = "BUSS"
+	//
+	// GET /order is typed as one OrderModel in PPL's document though it
+	// pages a list (X-Paging-*) as GET /shipment does, typed an array: both
+	// are read, and none found is an empty list, 404, or an object
+	// without referenceId. A refused read before ordering is taken as none.
+	//
+	// PPL keeps referenceId unique ("Jedinečná reference!"); how it answers
+	// a second order under one (the fake: an import Error) is not said. An
+	// order is listed by GET /order, with its orderNumber, once its batch
+	// is Complete: the adapter polls until it is.
+	//
+	// A cancel of a cancelled order is refused (PPL says nothing): the
+	// adapter reads the order back and takes Canceled as done. The cut-off
+	// and lead time of a collection order, until when a cancel is taken,
+	// the 50 of shipmentCount ("Max: 50" in its description only; the
+	// adapter sends any count and PPL's refusal decides) and whether the
+	// sandbox host takes collection orders are not documented.
 )
 
 // MaxParcels is the most parcels one shipment set may have: PPL documents
@@ -236,8 +307,23 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,
 		MaxParcels:   MaxParcels,
-		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to PPL yet."),
+		Dispatch:     dispatchInfo,
 	}
+}
+
+// dispatchInfo is what PPL offers of the shipping day: collection orders
+// (a parcel count, a date, an optional window), cancelled by reference; no
+// windows of its own and no manifest in its API.
+var dispatchInfo = carrier.DispatchInfo{
+	Pickups:             true,
+	PickupCancel:        true,
+	PickupAvailability:  carrier.AvailabilityDefaults,
+	PickupShipments:     carrier.PickupCountsOnly,
+	Manifest:            carrier.ManifestByShipd,
+	CancelAfterManifest: carrier.CancelAfterManifestCarrier,
+	Note: "Courier pickups are PPL collection orders: a parcel count on a date, with an optional window; " +
+		"PPL confirms an order number, not a window. PPL's API has no handover document: the manifest is shipd's. " +
+		"A manifested shipment can be cancelled until PPL has picked it up.",
 }
 
 // ValidateCredentials asks PPL for a token with the settings' credentials.

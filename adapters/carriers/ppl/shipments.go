@@ -297,16 +297,22 @@ func varSym(ref string) string {
 
 // batchOf reads the batchId from the Location header /shipment/batch/{id}.
 func batchOf(location string) (string, error) {
+	return idIn(location, "/shipment/batch/")
+}
+
+// idIn reads the id after prefix from a Location header (PPL's batches:
+// /shipment/batch/{id}, /order/batch/{id}).
+func idIn(location, prefix string) (string, error) {
 	u, err := url.Parse(location)
 	if err == nil {
-		i := strings.LastIndex(u.Path, "/shipment/batch/")
+		i := strings.LastIndex(u.Path, prefix)
 		if i >= 0 {
-			if id := strings.Trim(u.Path[i+len("/shipment/batch/"):], "/"); id != "" && !strings.Contains(id, "/") {
+			if id := strings.Trim(u.Path[i+len(prefix):], "/"); id != "" && !strings.Contains(id, "/") {
 				return id, nil
 			}
 		}
 	}
-	return "", fmt.Errorf("ppl: booking answered 201 without a batch in Location (%q)", location)
+	return "", fmt.Errorf("ppl: POST %s answered 201 without a batch in Location (%q)", strings.TrimSuffix(prefix, "/"), location)
 }
 
 // batch reads the batch's status once.
