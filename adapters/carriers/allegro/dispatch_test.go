@@ -497,3 +497,27 @@ func TestPickupFieldPaths(t *testing.T) {
 		}
 	}
 }
+
+// The windows common to every shipment keep the first shipment's order,
+// once each; a proposal without times is a window without times
+// (AssumedWholeDayProposal); another day's proposals do not count.
+func TestCommonWindows(t *testing.T) {
+	day := func(min, max string) pickupTime { return pickupTime{Date: pickupDay, MinTime: min, MaxTime: max} }
+	offered := map[string][]pickupTime{
+		"a": {day("12:00", "16:00"), day("09:00", "12:00"), day("", ""), day("12:00", "16:00"), {Date: sunday, MinTime: "09:00", MaxTime: "12:00"}},
+		"b": {day("09:00", "12:00"), day("", ""), day("12:00", "16:00")},
+		"c": {day("09:00", "12:00"), day("12:00", "16:00"), day("", "")},
+	}
+	got := commonWindows([]string{"a", "b", "c"}, offered, pickupDay)
+	want := []carrier.PickupWindow{{From: "12:00", Until: "16:00"}, {From: "09:00", Until: "12:00"}, {}}
+	if !slices.Equal(got, want) {
+		t.Errorf("windows %v, want %v", got, want)
+	}
+	offered["c"] = offered["c"][:1]
+	if got := commonWindows([]string{"a", "b", "c"}, offered, pickupDay); !slices.Equal(got, []carrier.PickupWindow{{From: "09:00", Until: "12:00"}}) {
+		t.Errorf("with c offered the morning only: %v", got)
+	}
+	if got := commonWindows([]string{"a", "missing"}, offered, pickupDay); got == nil || len(got) != 0 {
+		t.Errorf("with a shipment offered nothing: %#v", got)
+	}
+}
