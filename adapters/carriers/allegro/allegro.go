@@ -99,6 +99,53 @@
 // (10) is our choice [U]. Weights go in KILOGRAMS and dimensions in
 // CENTIMETER, the only units Allegro takes [V].
 //
+// Pickups and manifests (dispatch.go; same token and media type, scopes
+// allegro:api:shipments:write for proposals and pickups, :read for the
+// protocol [V]):
+//   - Windows: POST pickup-proposals names the shipments (Allegro's ids, at
+//     most 100 a call [V]; more are asked in several calls), the address
+//     and readyDate, and answers pickup times per shipment [V]. One courier
+//     collects them all, so the windows answered are those on the asked
+//     date offered to every shipment. Allegro requires the address's
+//     e-mail, phone and name or company [V], which a windows request does
+//     not carry: they are the first shipment's sender as Allegro holds it
+//     (one GET of the shipment).
+//   - Order: POST pickups/create-commands with the shipments, the address
+//     and contact of the pickup, and pickupTime {date, minTime, maxTime}
+//     (the request's date and window, one of the proposals) [V]. It is
+//     asynchronous as the shipment's create is: the commandId is a
+//     name-based UUID of the pickup's Booking.Key (so every attempt sends
+//     the same), recorded through Booking.Accept once Allegro took it and
+//     before polling GET pickups/create-commands/{commandId} until SUCCESS
+//     or ERROR [V]; an attempt given the Handle only polls, and a duplicate
+//     POST is resumed (AssumedDuplicateCommandRefused). Confirmed: the
+//     carrier's pickup number (carrierPickupId, read from GET
+//     pickups/{pickupId} when the command's answer lacks it, else Allegro's
+//     pickupId) and the window sent, which Allegro took as proposed (its
+//     read-back names no window [V]). The pickup's Handle is Allegro's
+//     pickupId. Shipments are named, never counted [V].
+//   - Cancel: none; Allegro has no operation for it [V]
+//     (CancelCourierPickup answers carrier.ErrNotOffered).
+//   - Cut-offs: Allegro names none; the proposals are what can be ordered
+//     (a window or day not proposed is refused by the command, ERROR).
+//   - Manifest: POST protocol with the shipment ids answers the carrier's
+//     protocol as a binary file, or 204 "No Protocol For Given Parcels":
+//     "Protocol availability depends on Carrier" [V]. One call per product
+//     (each a delivery method, possibly another carrier), the files merged
+//     into one PDF; a 204 for any of them (or a file that is not a PDF,
+//     AssumedProtocolPDF) answers the manifest without a document, and
+//     shipd draws its own handover document for all the shipments. The
+//     protocol has no number: the manifest's reference is empty.
+//   - Cancel after a manifest: whatever Allegro's cancel command says
+//     (carrier); the file says nothing of the protocol closing anything [U].
+//   - Errors: the error list's paths name the pickup's fields (shipmentIds
+//     → shipment_ids, pickupTime.date → date, .minTime → ready_from,
+//     .maxTime → ready_until, address.name/company/email/phone → contact,
+//     the rest of address → address; AssumedErrorPaths); a protocol's
+//     refusal blames shipment_ids. 5xx, 429 and timeouts are
+//     carrier.ErrUnavailable, token refusals blame the credentials, as
+//     for shipments.
+//
 // Unverified assumptions (every one in one place, the Assumed* constants):
 //   - [U] AssumedRefreshRotation: a refresh answers a new refresh token and
 //     Allegro may retire the used one; the newest is stored with the
@@ -120,6 +167,23 @@
 //   - [U] AssumedTokenBodyParams: the token endpoint takes the app's id and
 //     secret in HTTP Basic and grant_type and refresh_token in the form body
 //     (Allegro's examples put them in the query string; OAuth2 allows both).
+//   - [U] AssumedPickupTimeReading: a pickup command with pickupTime and
+//     without the deprecated pickupDateProposalId is accepted (the file
+//     still lists the proposal id as required, while its description says
+//     "required if pickupTime not provided"; Allegro announced the new way
+//     of ordering couriers for 15 October 2025). The test fake follows this
+//     reading (fixSpec); checked against the sandbox.
+//   - [U] AssumedProtocolPDF: the protocol's binary file is a PDF (the
+//     file says "File in a binary format"); anything else is taken as no
+//     protocol. Which carriers make one, and a limit of shipments per
+//     protocol or pickup (only proposals say 100), the file does not say:
+//     Allegro's tutorial "how to retrieve shipment protocol" and the
+//     sandbox would tell.
+//   - [U] AssumedWholeDayProposal: a proposed pickupTime without minTime
+//     and maxTime is the whole day, answered as a window without times.
+//   - [U] The pickup's error paths and codes (a window not proposed, a
+//     shipment already on a pickup) are not in the file; they are read as
+//     AssumedErrorPaths says, else blame no field.
 package allegro
 
 import (
@@ -164,6 +228,9 @@ const (
 	AssumedMaxParcels              = 10
 	AssumedErrorPaths              = true
 	AssumedTokenBodyParams         = true
+	AssumedPickupTimeReading       = true
+	AssumedProtocolPDF             = true
+	AssumedWholeDayProposal        = true
 )
 
 // MaxParcels is the most packages one shipment takes (AssumedMaxParcels).
@@ -226,9 +293,10 @@ type Carrier struct {
 func New(cfg Config) *Carrier { return &Carrier{cfg: cfg} }
 
 var (
-	_ carrier.Provider = (*Carrier)(nil)
-	_ carrier.Shipper  = (*Carrier)(nil)
-	_ carrier.Tracker  = (*Carrier)(nil)
+	_ carrier.Provider   = (*Carrier)(nil)
+	_ carrier.Shipper    = (*Carrier)(nil)
+	_ carrier.Tracker    = (*Carrier)(nil)
+	_ carrier.Dispatcher = (*Carrier)(nil)
 )
 
 // products are the two ways a Ship with Allegro delivery method delivers.
@@ -265,7 +333,16 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: []string{"pdf", "zpl"},
 		SupportsCOD:  true,
 		MaxParcels:   MaxParcels,
-		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to Allegro yet."),
+		Dispatch: carrier.DispatchInfo{
+			Pickups:             true,
+			PickupCancel:        false,
+			PickupAvailability:  carrier.AvailabilityCarrier,
+			PickupShipments:     carrier.PickupNamesShipments,
+			Manifest:            carrier.ManifestByCarrier,
+			CancelAfterManifest: carrier.CancelAfterManifestCarrier,
+			Note: "Allegro proposes pickup windows per shipment and has no pickup cancel; " +
+				"its protocol exists for some carriers only, shipd's handover document stands in for the others.",
+		},
 	}
 }
 

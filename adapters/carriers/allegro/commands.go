@@ -27,12 +27,16 @@ const (
 	commandError      = "ERROR"
 )
 
-// commandStatus is the answer of GET …-commands/{commandId} [V].
+// commandStatus is the answer of GET …-commands/{commandId} [V]: a
+// shipment's create and cancel commands name the shipment, a pickup's
+// create command the pickup (CreatePickupCommandStatusDto).
 type commandStatus struct {
-	CommandID  string     `json:"commandId"`
-	Status     string     `json:"status"`
-	Errors     []apiError `json:"errors,omitempty"`
-	ShipmentID string     `json:"shipmentId,omitempty"`
+	CommandID       string     `json:"commandId"`
+	Status          string     `json:"status"`
+	Errors          []apiError `json:"errors,omitempty"`
+	ShipmentID      string     `json:"shipmentId,omitempty"`
+	PickupID        string     `json:"pickupId,omitempty"`
+	CarrierPickupID string     `json:"carrierPickupId,omitempty"`
 	// retryAfter is the answer's Retry-After header, kept for the next wait.
 	retryAfter string
 }
@@ -87,16 +91,23 @@ func commandPath(kind, commandID string) string {
 	return shipmentsBase + "/shipments/" + kind + "/" + url.PathEscape(commandID)
 }
 
-// submit POSTs a command to kind ("create-commands", "cancel-commands") and
-// returns how long to wait before the first poll. A command Allegro refuses
-// may be one it already has (an earlier attempt's, AssumedDuplicateCommandRefused):
-// then it is resumed instead of refused.
+// submit POSTs a shipment's command to kind ("create-commands",
+// "cancel-commands") and returns how long to wait before the first poll
+// (submitTo).
 func (c *Carrier) submit(ctx context.Context, s carrier.Settings, kind, commandID string, body any, methodSetting string) (time.Duration, error) {
+	return c.submitTo(ctx, s, shipmentsBase+"/shipments/"+kind, commandID, body, shipmentFields(methodSetting))
+}
+
+// submitTo POSTs a command to the command collection at path (its status
+// resource is path/{commandId}) and returns how long to wait before the
+// first poll. A command Allegro refuses may be one it already has (an
+// earlier attempt's, AssumedDuplicateCommandRefused): then it is resumed
+// instead of refused. fields names shipd's field of a refusal's path.
+func (c *Carrier) submitTo(ctx context.Context, s carrier.Settings, path, commandID string, body any, fields fieldMap) (time.Duration, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return 0, err
 	}
-	path := shipmentsBase + "/shipments/" + kind
 	res, err := c.call(ctx, s, request{method: http.MethodPost, url: c.apiHost(s) + path, body: data})
 	if err != nil {
 		return 0, err
@@ -105,7 +116,7 @@ func (c *Carrier) submit(ctx context.Context, s carrier.Settings, kind, commandI
 		return c.pollWait(res.Header), nil
 	}
 	if res.Status >= 400 && res.Status < 500 {
-		_, found, err := c.command(ctx, s, commandPath(kind, commandID))
+		_, found, err := c.command(ctx, s, path+"/"+url.PathEscape(commandID))
 		switch {
 		case found:
 			return 0, nil
@@ -115,7 +126,7 @@ func (c *Carrier) submit(ctx context.Context, s carrier.Settings, kind, commandI
 			return 0, err
 		}
 	}
-	return 0, answerError("POST "+path, res.Status, res.Body, methodSetting)
+	return 0, answerErrorWith("POST "+path, res.Status, res.Body, fields)
 }
 
 // command reads a command's status once; found is false when Allegro does

@@ -75,10 +75,15 @@ func authMessage(body []byte) string {
 // field where its path maps to one (methodSetting is the setting holding the
 // delivery method the request named); anything else is not understood.
 func answerError(what string, status int, body []byte, methodSetting string) error {
+	return answerErrorWith(what, status, body, shipmentFields(methodSetting))
+}
+
+// answerErrorWith is answerError naming shipd's fields through fields.
+func answerErrorWith(what string, status int, body []byte, fields fieldMap) error {
 	var list errorList
 	_ = json.Unmarshal(body, &list) // best effort: without Allegro's error list the status is told
 	if status >= 400 && status < 500 {
-		if r := rejectionsOf(list.Errors, methodSetting); r != nil {
+		if r := rejectionsWith(list.Errors, fields); r != nil {
 			return r
 		}
 		return carrier.Reject("", "Allegro refused %s: HTTP %d %s", what, status, http.StatusText(status))
@@ -86,15 +91,30 @@ func answerError(what string, status int, body []byte, methodSetting string) err
 	return fmt.Errorf("allegro: %s: unexpected HTTP %d: %s", what, status, carrierhttp.Snippet(body))
 }
 
-// rejectionsOf turns Allegro's errors into Rejections (nil for none).
+// rejectionsOf turns Allegro's errors about a shipment into Rejections
+// (nil for none).
 func rejectionsOf(errs []apiError, methodSetting string) error {
+	return rejectionsWith(errs, shipmentFields(methodSetting))
+}
+
+// fieldMap names shipd's field of an Allegro request path.
+type fieldMap func(path string) string
+
+// shipmentFields is fieldOf for requests about a shipment.
+func shipmentFields(methodSetting string) fieldMap {
+	return func(path string) string { return fieldOf(path, methodSetting) }
+}
+
+// rejectionsWith turns Allegro's errors into Rejections, each blaming the
+// field fields names for its path (nil for none).
+func rejectionsWith(errs []apiError, fields fieldMap) error {
 	problems := make([]*carrier.Rejection, 0, len(errs))
 	for _, e := range errs {
 		msg := e.text()
 		if p := e.path(); p != "" {
 			msg += " (Allegro " + p + ")"
 		}
-		problems = append(problems, &carrier.Rejection{Field: fieldOf(e.path(), methodSetting), Message: msg})
+		problems = append(problems, &carrier.Rejection{Field: fields(e.path()), Message: msg})
 	}
 	return carrier.RejectionOf(problems)
 }

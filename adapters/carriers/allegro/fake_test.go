@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,12 +59,22 @@ func loadSpec(t *testing.T) *vendorspec.Spec {
 
 // fixSpec makes the addresses strict too. The file loads as it is, but its
 // SenderAddressDto and ReceiverAddressDto are allOf(AddressDto, {point}),
-// which vendorspec leaves open (a strict part would refuse the other's
-// properties); flattened into one object each, with the same properties and
-// required list, a misspelt address field is refused like any other.
+// and PickupAddressDto allOf(AddressDto), which vendorspec leaves open (a
+// strict part would refuse the other's properties); flattened into one
+// object each, with the same properties and required list, a misspelt
+// address field is refused like any other.
+//
+// It also says which reading of the pickup command shipd follows
+// (AssumedPickupTimeReading): the file lists the deprecated
+// pickupDateProposalId as required, while its own description says it is
+// "required if pickupTime not provided"; shipd sends pickupTime, so the
+// proposal id is dropped from the required list and pickupTime is held to
+// PickupTimeDto like any object.
 func fixSpec(doc *openapi3.T) {
+	create := doc.Components.Schemas["PickupCreateRequestDto"].Value
+	create.Required = slices.DeleteFunc(slices.Clone(create.Required), func(r string) bool { return r == "pickupDateProposalId" })
 	base := doc.Components.Schemas["AddressDto"].Value
-	for _, name := range []string{"SenderAddressDto", "ReceiverAddressDto"} {
+	for _, name := range []string{"SenderAddressDto", "ReceiverAddressDto", "PickupAddressDto"} {
 		s := doc.Components.Schemas[name].Value
 		props := openapi3.Schemas{}
 		for k, v := range base.Properties {
@@ -97,6 +108,7 @@ type fakeShipment struct {
 	waybills  []string
 	created   time.Time
 	cancelled bool
+	pickupID  string // the pickup that collects it, once one was ordered
 }
 
 // fake is Allegro on loopback: the OAuth token endpoint, the shipment
@@ -126,13 +138,20 @@ type fake struct {
 	retryAfter    string
 	dropWaybill   bool                 // the next shipment read lacks its last package's waybill
 	failLabels    failswitch.Countdown // the next label calls answer 504, Allegro's documented gateway timeout
+	// The shipping day (fake_dispatch_test.go).
+	pickupCmds     map[string]*fakePickupCommand
+	pickups        map[string]*fakePickup
+	lateCarrierNo  bool // a pickup command succeeds before the carrier's number is known
+	proposalBodies []proposalsRequest
+	protocolCalls  [][]string // shipment ids of each protocol call
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
 	f := &fake{t: t, spec: loadSpec(t), refreshTokens: map[string]bool{testRefreshToken: true},
 		accessTokens: map[string]bool{}, creates: map[string]*fakeCommand{}, cancels: map[string]*fakeCommand{},
-		shipments: map[string]*fakeShipment{}, tracking: map[string][]map[string]any{}, pollsPerCmd: 2, retryAfter: "1"}
+		shipments: map[string]*fakeShipment{}, tracking: map[string][]map[string]any{}, pollsPerCmd: 2, retryAfter: "1",
+		pickupCmds: map[string]*fakePickupCommand{}, pickups: map[string]*fakePickup{}}
 	f.report = t.Errorf
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -281,6 +300,16 @@ func (f *fake) api(w http.ResponseWriter, r *http.Request) {
 		f.cancelStatus(w, r, req)
 	case "getParcelTrackingUsingGET":
 		f.track(w, r, req)
+	case "getPickupProposals":
+		f.pickupProposals(w, r, req, body)
+	case "createPickup":
+		f.pickupCommand(w, r, req, body)
+	case "createPickupStatus":
+		f.pickupStatus(w, r, req)
+	case "getPickupDetails":
+		f.pickupDetails(w, r, req)
+	case "getShipmentProtocol":
+		f.protocol(w, r, req, body)
 	default:
 		f.report("the adapter called %s (%s)", r.URL.Path, req.Operation)
 		http.NotFound(w, r)

@@ -67,7 +67,10 @@ type (
 
 // shipmentDetails is what the adapter reads of ShipmentDto [V].
 type shipmentDetails struct {
-	ID       string `json:"id"`
+	ID string `json:"id"`
+	// Sender is who the shipment comes from: the contact of a pickup
+	// proposal's address (dispatch.go).
+	Sender   address `json:"sender"`
 	Packages []struct {
 		Waybill string `json:"waybill"`
 	} `json:"packages"`
@@ -105,11 +108,7 @@ func (c *Carrier) CreateShipment(ctx context.Context, s carrier.Settings, req ca
 			return carrier.CreatedShipment{}, err
 		}
 		if err := req.Booking.Accept(ctx, commandID); err != nil {
-			var r *carrier.Rejection
-			if errors.As(err, &r) || errors.Is(err, carrier.ErrUnavailable) {
-				return carrier.CreatedShipment{}, err
-			}
-			return carrier.CreatedShipment{}, fmt.Errorf("%w: recording Allegro's create command %s: %v", carrier.ErrUnavailable, commandID, err)
+			return carrier.CreatedShipment{}, acceptFailed("create command", commandID, err)
 		}
 		wait = first
 	}

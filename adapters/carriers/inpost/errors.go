@@ -29,6 +29,12 @@ type apiErrorBody struct {
 // That 401, 403 and 404 answers carry the same body is assumed [U]; without
 // a message the raw body, else the status text, is shown.
 func apiError(res *carrierhttp.Response, notFoundField string) error {
+	return apiErrorWith(res, notFoundField, fieldPath)
+}
+
+// apiErrorWith is apiError naming the fields of validation details through
+// fields (the request's own: a shipment's, a dispatch order's).
+func apiErrorWith(res *carrierhttp.Response, notFoundField string, fields func(vendor string) string) error {
 	var body apiErrorBody
 	_ = json.Unmarshal(res.Body, &body) // best effort: without ShipX's error body the raw body is shown
 	msg := body.Message
@@ -50,7 +56,7 @@ func apiError(res *carrierhttp.Response, notFoundField string) error {
 	case res.Status == http.StatusForbidden || res.Status == http.StatusNotFound:
 		return &carrier.Rejection{Field: notFoundField, Message: describe(msg)}
 	case body.Error == "validation_failed":
-		if rs := detailRejections(body.Details); len(rs) > 0 {
+		if rs := detailRejections(body.Details, fields); len(rs) > 0 {
 			if len(rs) == 1 {
 				return rs[0]
 			}
@@ -63,8 +69,9 @@ func apiError(res *carrierhttp.Response, notFoundField string) error {
 // detailRejections flattens ShipX's validation details, whose values are
 // lists of messages under field names that may be dotted ("receiver.phone")
 // or nested objects and lists (the nesting is not documented [U]; both are
-// read), into Rejections on shipd's field paths, sorted by field.
-func detailRejections(raw json.RawMessage) carrier.Rejections {
+// read), into Rejections on shipd's fields (fields of the ShipX path),
+// sorted by ShipX's path.
+func detailRejections(raw json.RawMessage, fields func(vendor string) string) carrier.Rejections {
 	flat := map[string][]string{}
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
@@ -99,10 +106,11 @@ func detailRejections(raw json.RawMessage) carrier.Rejections {
 	sort.Strings(paths)
 	var out carrier.Rejections
 	for _, p := range paths {
-		out = append(out, &carrier.Rejection{
-			Field:   fieldPath(p),
-			Message: fmt.Sprintf("InPost: %s %s", p, strings.Join(flat[p], ", ")),
-		})
+		msg := fmt.Sprintf("InPost: %s %s", p, strings.Join(flat[p], ", "))
+		if p == "" {
+			msg = "InPost: " + strings.Join(flat[p], ", ")
+		}
+		out = append(out, &carrier.Rejection{Field: fields(p), Message: msg})
 	}
 	return out
 }

@@ -47,10 +47,17 @@ type fakeShipX struct {
 	tracking  map[string][]fakeEvent // extra histories by tracking number
 	calls     []string               // "METHOD path" of every call
 	creates   []map[string]any       // bodies of the create calls
+	// The shipping day (fake_dispatch_test.go).
+	orders       map[string]*fakeOrder
+	orderSteps   int                  // GETs a new dispatch order needs before InPost decides; <0 never
+	orderForms   []map[string]any     // bodies of the dispatch order create calls
+	printoutIDs  [][]string           // shipment_ids[] of each printouts call
+	failPrintout failswitch.Countdown // the next printouts calls answer printout_generation_failed
 }
 
 type fakeShipment struct {
 	id        int
+	orderID   int // the dispatch order that collects it; 0 none
 	status    string
 	stepsToGo int
 	body      map[string]any
@@ -63,7 +70,8 @@ type fakeEvent struct{ Status, Agency, Datetime string }
 
 func newFake(t *testing.T) *fakeShipX {
 	f := &fakeShipX{t: t, token: "secret-token", org: "1234", stepsToGo: 2,
-		shipments: map[string]*fakeShipment{}, nextID: 100, nextTN: 1, tracking: map[string][]fakeEvent{}}
+		shipments: map[string]*fakeShipment{}, nextID: 100, nextTN: 1, tracking: map[string][]fakeEvent{},
+		orders: map[string]*fakeOrder{}, orderSteps: 2}
 	f.report = t.Errorf
 	f.stop = make(chan struct{})
 	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
@@ -80,7 +88,7 @@ func newFake(t *testing.T) *fakeShipX {
 
 // ShipX's label files are binary: read as files, not decoded.
 func init() {
-	for _, ct := range []string{"application/pdf", "text/zpl", "text/epl"} {
+	for _, ct := range []string{"application/pdf", "text/zpl", "text/epl", "application/zip"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
 	}
 }
@@ -185,6 +193,7 @@ func (f *fakeShipX) route(w http.ResponseWriter, r *http.Request) {
 		f.label(w, r, reLabel.FindStringSubmatch(p)[1])
 	case r.Method == http.MethodGet && reTracking.MatchString(p):
 		f.track(w, reTracking.FindStringSubmatch(p)[1])
+	case f.routeDispatch(w, r):
 	default:
 		f.t.Errorf("fake: unexpected call %s %s", r.Method, p)
 		shipXError(w, http.StatusNotFound, "resource_not_found", "Resource not found", nil)
@@ -431,6 +440,16 @@ func (f *fakeShipX) view(sh *fakeShipment) map[string]any {
 		ps = append(ps, q)
 	}
 	out["parcels"] = ps
+	if attrs, _ := sh.body["custom_attributes"].(map[string]any); attrs != nil || sh.orderID != 0 {
+		view := map[string]any{}
+		for k, v := range attrs {
+			view[k] = v
+		}
+		if sh.orderID != 0 {
+			view["dispatch_order_id"] = sh.orderID
+		}
+		out["custom_attributes"] = view
+	}
 	if len(sh.tns) > 0 {
 		out["tracking_number"] = sh.tns[0]
 	}

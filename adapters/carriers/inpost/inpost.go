@@ -43,6 +43,58 @@
 // explicit table of statuses.go or deliberately unmapped ("other"); unknown
 // codes map to nothing. A 404 means the number is not recognized.
 //
+// Pickups and manifests (dispatch.go; same token and organization; PL only
+// [V]). A courier pickup is a ShipX dispatch order, POST
+// /v1/organizations/{id}/dispatch_orders [V "Dispatch Order"; C the
+// SDKs]: it names the shipments (ShipX ids, never counts; shipments booked
+// with sending_method dispatch_order, the sendingMethod setting), the
+// pickup's address (InPost matches it to a registered dispatch point by a
+// checksum of the address [V]), the contact's name (the company, else the
+// person), phone and e-mail, the window as office_hours ("09:00-12:00")
+// and the note as comment [C: the form's fields]. ShipX takes no date and
+// no window [V: the form has none]: InPost's courier comes on InPost's day,
+// so the pickup confirms no window (the requested one stands, unconfirmed)
+// and windows are the channel's defaults (CourierPickupWindows answers
+// carrier.ErrNotOffered). The order is made at once, status new, and
+// checked later: sent, then accepted, or rejected with errors [V statuses;
+// C the asynchronous check]. Its id is recorded through Booking.Accept
+// before the adapter polls GET /v1/dispatch_orders/{id} (every
+// Config.PollInterval) until accepted or done (the confirmation number is
+// the order's id) or rejected (a Rejection, ShipX's errors read as
+// validation details and blaming shipment_ids, address, contact); an
+// attempt given the id back polls it and orders nothing. A first attempt
+// first lists the organization's orders holding its first shipment
+// (shipment_id filter [C]) and takes up a standing one (not rejected or
+// canceled) at the same address holding all its shipments: the order an
+// attempt made before it died unrecorded. Cancel is DELETE
+// /v1/dispatch_orders/{id} [C]; a refusal (the fake allows it while new or
+// sent) is a Rejection with ShipX's message, an order that reads canceled
+// already is cancelled. The manifest is ShipX's printouts, GET
+// /v1/organizations/{id}/dispatch_orders/printouts?format=Pdf&shipment_ids[]=…
+// [V "Printing dispatch orders"]: at most 100 shipments a call, one PDF for
+// one service, a ZIP of one PDF per service otherwise [V]. The adapter
+// calls once per service (shipd's product) and per 100 shipments and
+// merges the PDFs in that order; a ZIP all the same is opened and its PDFs
+// taken, and shipments with and without a dispatch order, which ShipX
+// refuses to print together [V: the error
+// cannot_mix_shipments_with_and_without_dispatch_order], are read for their
+// order and printed apart. The
+// printout has no number: the manifest's reference is empty. Its errors:
+// printout_generation_failed (the logistics system) is unavailability;
+// invalid_status, does_not_exist, invalid_range blame shipment_ids.
+// Cancel after a manifest: the printout closes nothing [U], and ShipX
+// refuses to cancel any confirmed shipment anyway (a printed one is).
+// Unverified for the shipping day [U], to be checked against the ShipX
+// sandbox: how long InPost takes to accept an order and whether an order
+// turns accepted at all in the sandbox; which statuses DELETE allows and
+// what it answers otherwise; the shape of a rejected order's errors; the
+// format of office_hours; that the list's shipment_id filter works; the
+// content types of the printouts (application/pdf, application/zip [C]);
+// the HTTP status of the printouts' errors; the lead time and cut-off of a
+// dispatch order (none is documented); whether a dispatch order takes
+// shipments booked with another sending_method (a community client saw
+// them rejected [C]).
+//
 // The vendor's reference is the ShipX documentation at
 // dokumentacja-inpost.atlassian.net/wiki/spaces/PL. InPost publishes no
 // OpenAPI file of ShipX, so the tests' fake is held to shipd's own strict
@@ -162,9 +214,10 @@ func New(cfg Config) *Carrier {
 }
 
 var (
-	_ carrier.Provider = (*Carrier)(nil)
-	_ carrier.Shipper  = (*Carrier)(nil)
-	_ carrier.Tracker  = (*Carrier)(nil)
+	_ carrier.Provider   = (*Carrier)(nil)
+	_ carrier.Shipper    = (*Carrier)(nil)
+	_ carrier.Tracker    = (*Carrier)(nil)
+	_ carrier.Dispatcher = (*Carrier)(nil)
 )
 
 var productCodes = []string{
@@ -206,7 +259,16 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		LabelFormats: []string{"pdf", "zpl", "epl"},
 		SupportsCOD:  true,
 		MaxParcels:   maxCourierParcels,
-		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to InPost yet."),
+		Dispatch: carrier.DispatchInfo{
+			Pickups:             true,
+			PickupCancel:        true,
+			PickupAvailability:  carrier.AvailabilityDefaults,
+			PickupShipments:     carrier.PickupNamesShipments,
+			Manifest:            carrier.ManifestByCarrier,
+			CancelAfterManifest: carrier.CancelAfterManifestCarrier,
+			Note: "A ShipX dispatch order takes no date or window: InPost's courier comes on InPost's day. " +
+				"ShipX refuses to cancel a confirmed shipment, manifested or not.",
+		},
 	}
 }
 

@@ -85,6 +85,11 @@ type shipmentAnswer struct {
 		Status                string          `json:"status"`
 		UnavailabilityReasons json.RawMessage `json:"unavailability_reasons"`
 	} `json:"offers"`
+	// CustomAttributes names the shipment's dispatch order, once one
+	// collects it (a manifest's printouts keep such shipments apart).
+	CustomAttributes *struct {
+		DispatchOrderID *json.Number `json:"dispatch_order_id"`
+	} `json:"custom_attributes"`
 }
 
 // product is the service of req: its own, else the channel's, else courier standard.
