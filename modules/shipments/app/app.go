@@ -30,6 +30,8 @@ type Commands struct {
 	RetryLabel usecase.CommandHandler[command.RetryLabel]
 	// RecordTrackingProgress keeps shipments in step with their tracking parcels.
 	RecordTrackingProgress usecase.CommandHandler[command.RecordTrackingProgress]
+	// RecordDispatchNews shows on shipments their pickups and manifests.
+	RecordDispatchNews usecase.CommandHandler[command.RecordDispatchNews]
 }
 
 // Queries are the read use cases.
@@ -51,6 +53,7 @@ func New(repo domain.Repository, list query.ShipmentList, ch channels.Channels, 
 			CancelShipment:         command.NewCancelShipmentHandler(repo, ch, providers, clk, cfg.CarrierTimeout, obs),
 			RetryLabel:             command.NewRetryLabelHandler(repo, clk, obs),
 			RecordTrackingProgress: command.NewRecordTrackingProgressHandler(repo, clk, obs),
+			RecordDispatchNews:     command.NewRecordDispatchNewsHandler(repo, clk, obs),
 		},
 		Queries: Queries{
 			GetShipment:   query.NewGetShipmentHandler(repo, obs),

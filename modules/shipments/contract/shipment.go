@@ -12,7 +12,8 @@ import (
 )
 
 // ShipmentSnapshot is a shipment as its events carry it (every shipment
-// event, version 2: pickup_point_id added, null in version 1): stored for good and read back by every later build, so
+// event, version 3: pickup_id and manifest_id added, null in version 2;
+// version 2: pickup_point_id added, null in version 1): stored for good and read back by every later build, so
 // its shape is kept in testdata/events and changes only with a new event
 // version and an upcaster. TotalPrice and Currency are null until the
 // carrier created the shipment, and stay null when its answer named no price
@@ -41,6 +42,8 @@ type ShipmentSnapshot struct {
 	EnableTracking     bool            `json:"enable_tracking"`
 	AdditionalServices []string        `json:"additional_services"`
 	PickupPointID      *string         `json:"pickup_point_id"` // since version 2
+	PickupID           *string         `json:"pickup_id"`       // since version 3: the courier pickup collecting it
+	ManifestID         *string         `json:"manifest_id"`     // since version 3: the manifest it was handed over on
 	Errors             []Problem       `json:"errors"`
 	TrackingParcelIDs  []string        `json:"tracking_parcel_ids"`
 	CreatedAt          time.Time       `json:"created_at"`

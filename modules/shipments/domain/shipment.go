@@ -52,6 +52,11 @@ type Stored struct {
 	// be had: created, without a label, its errors saying why, until a
 	// client asks for the label again (RetryLabel).
 	LabelGivenUp      bool     `json:"label_given_up,omitempty"`
+	// PickupID and ManifestID are the courier pickup that collects the
+	// shipment and the manifest it was handed over on, as the dispatch
+	// module's events said them (dispatch.go); "" for none.
+	PickupID   string `json:"pickup_id,omitempty"`
+	ManifestID string `json:"manifest_id,omitempty"`
 	TrackingParcelIDs []string `json:"tracking_parcel_ids"`
 	// Tracked is the latest news of each tracking parcel, by its id.
 	Tracked   map[string]TrackedParcel `json:"tracked,omitempty"`
@@ -203,6 +208,9 @@ func (sh *Shipment) Cancelled(now time.Time) error {
 // a request may have) changes nothing. It reports whether anything changed.
 func (sh *Shipment) Edit(reference *string, metadata map[string]any, enableTracking *bool, now time.Time) (bool, error) {
 	if err := CheckEdit(reference, metadata); err != nil {
+		return false, err
+	}
+	if err := sh.checkNotHandedOver(); err != nil {
 		return false, err
 	}
 	changed := false

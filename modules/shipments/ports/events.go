@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jmoiron/sqlx"
 
@@ -12,6 +13,7 @@ import (
 	"shipd/platform/messaging"
 	"shipd/platform/usecase"
 
+	dispatch "shipd/modules/dispatch/contract"
 	tracking "shipd/modules/tracking/contract"
 )
 
@@ -43,9 +45,54 @@ const trackingProgressGroup = "shipments.tracking_progress"
 // cannot be recorded is set aside alone. The shipment keeps only the newest
 // version of each parcel it saw, so news read again changes nothing.
 func (h EventHandlers) Register(bus *messaging.Bus) error {
-	return messaging.SubscribeChanges(bus, trackingProgressGroup,
-		[]messaging.EventKind{messaging.Takes[tracking.TrackingParcelCreated](), messaging.Takes[tracking.TrackingParcelUpdated]()},
-		func() messaging.Batch { return &trackingNews{record: h.app.Commands.RecordTrackingProgress} })
+	return errors.Join(
+		messaging.SubscribeChanges(bus, trackingProgressGroup,
+			[]messaging.EventKind{messaging.Takes[tracking.TrackingParcelCreated](), messaging.Takes[tracking.TrackingParcelUpdated]()},
+			func() messaging.Batch { return &trackingNews{record: h.app.Commands.RecordTrackingProgress} }),
+		// The dispatch stream, in a group of its own, the same way: each
+		// shipment shows the pickup that collects it and the manifest it
+		// was handed over on (ADR 0054).
+		messaging.SubscribeChanges(bus, dispatchNewsGroup,
+			[]messaging.EventKind{messaging.Takes[dispatch.PickupCreated](), messaging.Takes[dispatch.PickupCancelled](),
+				messaging.Takes[dispatch.ManifestCreated]()},
+			func() messaging.Batch { return &dispatchNews{record: h.app.Commands.RecordDispatchNews} }),
+	)
+}
+
+// dispatchNewsGroup is the consumer group that shows on shipments their
+// pickups and manifests.
+const dispatchNewsGroup = "shipments.dispatch_news"
+
+// dispatchNews is one subscriber transaction's run of dispatch news.
+type dispatchNews struct {
+	record usecase.CommandHandler[command.RecordDispatchNews]
+	run    command.RecordDispatchNews
+}
+
+// Add keeps a news per shipment a pickup or manifest names.
+func (b *dispatchNews) Add(e messaging.Event) {
+	switch e := e.(type) {
+	case *dispatch.PickupCreated:
+		for _, id := range e.Pickup.ShipmentIDs {
+			b.run.News = append(b.run.News, command.DispatchNews{ShipmentID: id, PickupID: e.Pickup.ID})
+		}
+	case *dispatch.PickupCancelled:
+		for _, id := range e.Pickup.ShipmentIDs {
+			b.run.News = append(b.run.News, command.DispatchNews{ShipmentID: id, CancelledPickupID: e.Pickup.ID})
+		}
+	case *dispatch.ManifestCreated:
+		for _, id := range e.Manifest.ShipmentIDs {
+			b.run.News = append(b.run.News, command.DispatchNews{ShipmentID: id, ManifestID: e.Manifest.ID})
+		}
+	}
+}
+
+// Write records the run in the subscriber's transaction (ctx holds it).
+func (b *dispatchNews) Write(ctx context.Context, _ *sqlx.Tx) error {
+	if len(b.run.News) == 0 {
+		return nil
+	}
+	return b.record.Handle(ctx, b.run)
 }
 
 // trackingNews is one subscriber transaction's run of tracking news.

@@ -29,6 +29,7 @@ import (
 	"shipd/platform/postgres"
 	"shipd/platform/usecase/usecasetest"
 
+	dispatch "shipd/modules/dispatch/contract"
 	tracking "shipd/modules/tracking/contract"
 )
 
@@ -59,7 +60,7 @@ func onBothBackbones(t *testing.T, scenario func(t *testing.T, e *progressEnv)) 
 
 func newProgressEnv(t *testing.T, broker bool) *progressEnv {
 	t.Helper()
-	db := outboxtest.Open(t, tracking.Stream, contract.Stream, tracking.CommandStream)
+	db := outboxtest.Open(t, tracking.Stream, contract.Stream, tracking.CommandStream, dispatch.Stream)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := messaging.BusConfig{PollInterval: 10 * time.Millisecond}
 	if broker {
@@ -69,7 +70,7 @@ func newProgressEnv(t *testing.T, broker bool) *progressEnv {
 			t.Fatal(err)
 		}
 		t.Cleanup(b.Close)
-		run(t, messaging.NewForwarder(db, cfg, b, []string{tracking.Stream}, logger).Run)
+		run(t, messaging.NewForwarder(db, cfg, b, []string{tracking.Stream, dispatch.Stream}, logger).Run)
 		cfg.Broker = b
 	}
 	bus, err := messaging.NewBus(db, cfg, logger)
@@ -79,7 +80,8 @@ func newProgressEnv(t *testing.T, broker bool) *progressEnv {
 	outbox := messaging.NewOutbox(messaging.WatermillLogger(logger))
 	repo := adapters.NewPostgresRepository(db, outbox, clock.Real{})
 	record := command.NewRecordTrackingProgressHandler(repo, clock.Real{}, usecasetest.Observer())
-	if err := ports.NewEventHandlers(app.Application{Commands: app.Commands{RecordTrackingProgress: record}}).Register(bus); err != nil {
+	dispatchNews := command.NewRecordDispatchNewsHandler(repo, clock.Real{}, usecasetest.Observer())
+	if err := ports.NewEventHandlers(app.Application{Commands: app.Commands{RecordTrackingProgress: record, RecordDispatchNews: dispatchNews}}).Register(bus); err != nil {
 		t.Fatal(err)
 	}
 	return &progressEnv{t: t, db: db, repo: repo, outbox: outbox, bus: bus, broker: broker, alias: map[string]string{}}

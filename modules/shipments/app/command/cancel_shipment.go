@@ -62,6 +62,9 @@ func (h CancelShipmentHandler) Handle(ctx context.Context, cmd CancelShipment) e
 	if !ok {
 		return fault.Field("shipping_channel_id", "provider "+ch.Provider+" cannot cancel shipments")
 	}
+	if err := sh.CheckCancelAfterManifest(p.Info().Dispatch); err != nil {
+		return err
+	}
 	callCtx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	err = shipper.CancelShipment(callCtx, carrier.Settings(ch.Settings), carrier.ShipmentRef{ProviderShipmentID: st.ProviderShipmentID, TrackingNumbers: trackingNumbers(st)})

@@ -43,6 +43,14 @@ func Snapshot(s domain.Stored) contract.ShipmentSnapshot {
 		id := s.ProviderShipmentID
 		rec.ProviderShipmentID = &id
 	}
+	if s.PickupID != "" {
+		id := s.PickupID
+		rec.PickupID = &id
+	}
+	if s.ManifestID != "" {
+		id := s.ManifestID
+		rec.ManifestID = &id
+	}
 	if p := s.Price(); p != nil {
 		amount := p.Float()
 		rec.TotalPrice, rec.Currency = &amount, &p.Currency
