@@ -24,7 +24,9 @@ func init() {
 
 func withoutPickupPoint(payload []byte) ([]byte, error) { return withNulls(payload, "pickup_point_id") }
 
-func withoutDispatch(payload []byte) ([]byte, error) { return withNulls(payload, "pickup_id", "manifest_id") }
+func withoutDispatch(payload []byte) ([]byte, error) {
+	return withNulls(payload, "pickup_id", "manifest_id")
+}
 
 // withNulls is payload with each of names its shipment lacks set to null.
 func withNulls(payload []byte, names ...string) ([]byte, error) {

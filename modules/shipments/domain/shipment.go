@@ -51,12 +51,12 @@ type Stored struct {
 	// LabelGivenUp marks a shipment the carrier holds whose label could not
 	// be had: created, without a label, its errors saying why, until a
 	// client asks for the label again (RetryLabel).
-	LabelGivenUp      bool     `json:"label_given_up,omitempty"`
+	LabelGivenUp bool `json:"label_given_up,omitempty"`
 	// PickupID and ManifestID are the courier pickup that collects the
 	// shipment and the manifest it was handed over on, as the dispatch
 	// module's events said them (dispatch.go); "" for none.
-	PickupID   string `json:"pickup_id,omitempty"`
-	ManifestID string `json:"manifest_id,omitempty"`
+	PickupID          string   `json:"pickup_id,omitempty"`
+	ManifestID        string   `json:"manifest_id,omitempty"`
 	TrackingParcelIDs []string `json:"tracking_parcel_ids"`
 	// Tracked is the latest news of each tracking parcel, by its id.
 	Tracked   map[string]TrackedParcel `json:"tracked,omitempty"`
