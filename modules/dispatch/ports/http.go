@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -109,6 +110,11 @@ func (h HTTPServer) availability(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := query.PickupAvailability{AccountID: auth.RequestPrincipal(r).AccountID, ChannelID: channelID, Date: r.URL.Query().Get("date")}
+	// Comma-separated: the shipments a carrier that answers per shipment
+	// (Allegro) is asked about.
+	if v := r.URL.Query().Get("shipment_ids"); v != "" {
+		q.ShipmentIDs = strings.Split(v, ",")
+	}
 	httpapi.WriteQueried(w, r, h.app.Queries.PickupAvailability, q, http.StatusOK, "Pickup availability retrieved successfully")
 }
 

@@ -108,3 +108,39 @@ func TestManifestRefusalsNameTheirFields(t *testing.T) {
 	env.WantNoRows(t, "dispatch.manifests", "manifests from refused requests")
 	env.WantNoRows(t, "dispatch.manifest_shipments", "shipments held by refused manifests")
 }
+
+// A channel's availability answers the path's channel first (404, 403),
+// then the date and the shipments named, each on its field.
+func TestAvailabilityRefusalsNameTheirFields(t *testing.T) {
+	t.Parallel()
+	env, _, key, channel := dispatchEnv(t)
+	otherKey := env.NewKey("globex")
+	otherChannel := env.ActiveSandboxChannel(otherKey, "Globex", nil)
+	foreign, _ := createdShipment(t, env, otherKey, otherChannel, "THEIRS-1", parcel(1))
+	mine, _ := createdShipment(t, env, key, channel, "ORDER-1", parcel(1))
+	path := "/v1/shipping-channels/" + channel + "/pickup-availability"
+	for name, tc := range map[string]struct {
+		query  string
+		status int
+		field  string
+	}{
+		"no date":                      {"", http.StatusUnprocessableEntity, "date"},
+		"a past date":                  {"?date=2026-11-01", http.StatusUnprocessableEntity, "date"},
+		"another account's shipment":   {"?date=2026-12-01&shipment_ids=" + mine + "," + foreign, http.StatusUnprocessableEntity, "shipment_ids.1"},
+		"the shipments of the channel": {"?date=2026-12-01&shipment_ids=" + mine, http.StatusOK, ""},
+	} {
+		res := env.Do(apptest.Request{Method: http.MethodGet, Path: path + tc.query, Key: key})
+		if tc.status == http.StatusOK {
+			if res.Status != http.StatusOK || len(res.Data(t)["windows"].([]any)) != 2 {
+				t.Errorf("%s: %d %s", name, res.Status, res.Body)
+			}
+			continue
+		}
+		if errs := res.FieldErrors(t, tc.status); errs[tc.field] == nil {
+			t.Errorf("%s: no problem on %s: %s", name, tc.field, res.Body)
+		}
+	}
+	if res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipping-channels/" + otherChannel + "/pickup-availability?date=2026-12-01", Key: key}); res.Status != http.StatusForbidden {
+		t.Errorf("another account's channel: %d %s", res.Status, res.Body)
+	}
+}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	channels "shipd/modules/channels/contract"
@@ -14,11 +15,14 @@ import (
 )
 
 // PickupAvailability asks which windows a channel's carrier offers on a
-// date (at the channel's usual address: its newest shipment's origin).
+// date (at the channel's usual address: its newest shipment's origin), for
+// the shipments of ShipmentIDs where the carrier answers per shipment
+// (Allegro).
 type PickupAvailability struct {
-	AccountID string
-	ChannelID string
-	Date      string
+	AccountID   string
+	ChannelID   string
+	Date        string
+	ShipmentIDs []string
 }
 
 // Availability is the answer: the windows, and where they come from
@@ -66,9 +70,49 @@ func (h PickupAvailabilityHandler) Handle(ctx context.Context, q PickupAvailabil
 	if err != nil {
 		return Availability{}, err
 	}
-	windows, source, err := ch.Windows(ctx, h.timeout, date, latest.Origin, nil)
+	shipments, err := h.named(ctx, q)
+	if err != nil {
+		return Availability{}, err
+	}
+	address := latest.Origin
+	carried := make([]carrier.DispatchShipment, len(shipments))
+	for i, sh := range shipments {
+		carried[i] = sh.Carried()
+		if i == 0 {
+			address = sh.Origin
+		}
+	}
+	windows, source, err := ch.Windows(ctx, h.timeout, date, address, carried)
 	if err != nil {
 		return Availability{}, err
 	}
 	return Availability{ShippingChannelID: q.ChannelID, Date: q.Date, Source: source, Windows: windows}, nil
+}
+
+// named are the shipments of q.ShipmentIDs, each of the channel and
+// created at the carrier, in their order: the problems of those that are
+// not, on shipment_ids.N.
+func (h PickupAvailabilityHandler) named(ctx context.Context, q PickupAvailability) ([]domain.Shipment, error) {
+	if len(q.ShipmentIDs) == 0 {
+		return nil, nil
+	}
+	known, err := h.shipments.Find(ctx, q.ShipmentIDs)
+	if err != nil {
+		return nil, err
+	}
+	errs := fault.FieldErrors{}
+	out := make([]domain.Shipment, 0, len(q.ShipmentIDs))
+	for i, id := range q.ShipmentIDs {
+		sh, ok := known[id]
+		path := "shipment_ids." + strconv.Itoa(i)
+		switch {
+		case !ok:
+			errs.Add(path, "does not name a shipment this module knows")
+		case sh.DispatchProblem(q.AccountID, q.ChannelID) != "":
+			errs.Add(path, sh.DispatchProblem(q.AccountID, q.ChannelID))
+		default:
+			out = append(out, sh)
+		}
+	}
+	return out, errs.Err()
 }
