@@ -324,13 +324,23 @@ func TestPickupErrorClasses(t *testing.T) {
 	ctx := context.Background()
 	f := newFake(t)
 	c := f.carrier()
-	f.failNext(http.StatusForbidden)
+	f.failNext(0, http.StatusForbidden) // the look-up answers, the order does not
 	_, err := c.OrderCourierPickup(ctx, pickupSettings(), pickupRequest())
 	if rs := rejectionsOf(t, err); !slices.Equal(fields(rs), []string{"username"}) || !strings.Contains(rs[0].Message, "Pickup right") {
 		t.Errorf("403: %v", err)
 	}
+	// A 400 has no body DHL documents: a refusal blaming no field.
+	f.failNext(0, http.StatusBadRequest)
+	_, err = c.OrderCourierPickup(ctx, pickupSettings(), pickupRequest())
+	if rs := rejectionsOf(t, err); !slices.Equal(fields(rs), []string{""}) || !strings.Contains(rs[0].Message, "HTTP 400") {
+		t.Errorf("400: %v", err)
+	}
 	for _, status := range []int{500, 503, 429} {
 		f.failNext(status)
+		if _, err := c.OrderCourierPickup(ctx, pickupSettings(), pickupRequest()); !errors.Is(err, carrier.ErrUnavailable) {
+			t.Errorf("look-up, HTTP %d: %v", status, err)
+		}
+		f.failNext(0, status)
 		if _, err := c.OrderCourierPickup(ctx, pickupSettings(), pickupRequest()); !errors.Is(err, carrier.ErrUnavailable) {
 			t.Errorf("order, HTTP %d: %v", status, err)
 		}
@@ -338,6 +348,9 @@ func TestPickupErrorClasses(t *testing.T) {
 		if err := c.CancelCourierPickup(ctx, pickupSettings(), carrier.CourierPickup{ConfirmationNumber: strings.Repeat("a", 32)}); !errors.Is(err, carrier.ErrUnavailable) {
 			t.Errorf("cancel, HTTP %d: %v", status, err)
 		}
+	}
+	if n := f.count("POST " + pickupBase + "/orders"); n != 5 {
+		t.Errorf("%d orders sent, want 5 (403, 400, 500, 503, 429)", n)
 	}
 	s := pickupSettings()
 	s["password"] = "wrong"

@@ -484,9 +484,11 @@ func pickupAddressOf(ct carrier.Contact, a carrier.Address) (pickupAddress, []*c
 	if company := truncate(ct.CompanyName, 50); company != "" {
 		out.Name1, out.Name2 = company, truncate(person, 50)
 	}
+	if out.Name1 == "" {
+		problems = append(problems, carrier.Reject(carrier.PickupFieldContact, "DHL's pickup address needs a name or a company name"))
+	}
 	for _, f := range []struct{ what, value string }{
-		{"a name or a company name", out.Name1}, {"a street", out.AddressStreet}, {"a house number", out.AddressHouse},
-		{"a postal code", out.PostalCode}, {"a city", out.City},
+		{"a street", out.AddressStreet}, {"a house number", out.AddressHouse}, {"a postal code", out.PostalCode}, {"a city", out.City},
 	} {
 		if f.value == "" {
 			problems = append(problems, carrier.Reject(carrier.PickupFieldAddress, "DHL's pickup needs %s", f.what))
@@ -573,7 +575,11 @@ func pickupRefusal(res *carrierhttp.Response, what string, shipments bool) error
 	case http.StatusForbidden:
 		return carrier.Reject("username", "DHL refused the %s: the GKP user lacks DHL's Pickup right (HTTP 403)", what)
 	}
-	return carrier.Reject("", "DHL refused the %s (HTTP %d %s) %s", what, res.Status, http.StatusText(res.Status), carrierhttp.Snippet(res.Body))
+	msg := fmt.Sprintf("DHL refused the %s (HTTP %d %s)", what, res.Status, http.StatusText(res.Status))
+	if body := strings.TrimSpace(carrierhttp.Snippet(res.Body)); body != "" {
+		msg += ": " + body
+	}
+	return carrier.Reject("", "%s", msg)
 }
 
 // pickupField maps the property a 422 error names to the pickup request's
