@@ -43,8 +43,9 @@
 //     is a Rejection saying so.
 //   - Cancel: the API cancels pickups (DELETE /pickups/{dispatchConfirmation
 //     Number}), not shipments [V: no other DELETE]. The adapter books no
-//     pickup (pickup.isRequested false), so CancelShipment is a Rejection: an
-//     unused waybill is not charged and expires [U].
+//     pickup with a shipment (pickup.isRequested false; courier pickups are
+//     ordered apart, below), so CancelShipment is a Rejection: an unused
+//     waybill is not charged and expires [U].
 //   - Cash on delivery is not modelled by this adapter: SupportsCOD is false
 //     and a COD shipment is refused before any call.
 //   - Customs: content.isCustomsDeclarable is required, and a dutiable
@@ -74,6 +75,73 @@
 //     additionalDetails[]} [V]; 400 and 422 name the request path as a JSON
 //     pointer ("#/content/packages/0/weight") inside the messages, which
 //     errors.go maps to shipd's fields.
+//
+// Pickups and manifests (pickups.go, windows.go; carrier.Dispatcher):
+//   - Pickup: POST /pickups [V] with plannedPickupDateAndTime (the date and
+//     ready time in the pickup address's local time with its offset,
+//     "2026-11-24T10:00:00 GMT+01:00", neither past nor more than 10 days
+//     ahead [V]), closeTime (the window's end: when the premises close),
+//     locationType (business when the contact has a company, else
+//     residence), the shipper account, the note as up to 4 special
+//     instructions of 80 characters, the address and contact as
+//     shipperDetails, and per shipment its waybill, product, customs flag (as
+//     booked) and every piece's weight and size (up to 999 shipments) [V].
+//     DHL's order has no place for a bare count: a pickup names its
+//     shipments (pickup_shipments "required").
+//   - The zone: DHL takes local time with a GMT offset; the adapter takes
+//     the zone from the channel's pickupTimeZone (IANA name), else the
+//     address's country where it keeps one time (zones.go, from tzdata's
+//     zone.tab; Spain, Portugal, Chile, Ecuador, New Zealand… by their main
+//     zone); a country with several zones without the setting is refused on
+//     the address. The zone database is embedded (time/tzdata).
+//   - Confirmed: DHL answers a list of dispatch confirmation numbers [V],
+//     and may answer readyByTime and nextPickupDate: the pickup's
+//     ConfirmationNumber is the first number, its Date DHL's next pickup
+//     date and ReadyFrom its ready-by time when DHL names them (empty
+//     otherwise: the requested window stands). Its Handle (JSON) keeps every
+//     number and who ordered it. An answer without a number is a Rejection
+//     carrying DHL's warnings.
+//   - Ordered once: the handle is recorded through Booking.Accept as soon
+//     as DHL answers, and an attempt given it answers it again without
+//     calling DHL. DHL takes no key of ours and has no operation that reads
+//     a pickup back, so a pickup whose answer was lost before it was
+//     recorded cannot be found again: that window stays (as with the
+//     booking of shipments).
+//   - Cancel: DELETE /pickups/{n}?requestorName=&reason= for every number
+//     [V: both required]; the requestor is who ordered the pickup (from the
+//     handle, else AssumedRequestor), the reason AssumedCancelReason. DHL
+//     cancels a pickup it consolidated with others as a whole [V]. 400 is
+//     "already cancelled or completed" [V]: one whose words say cancelled
+//     (AssumedCancelledWords) counts as cancelled, any other is a refusal, as
+//     is 404 (not found).
+//   - Windows: the MyDHL API has no pickup-availability operation; GET
+//     /products answers pickupCapabilities per product for one prospective
+//     shipment [V], so the adapter asks about the request's first shipment
+//     (destination, first piece, product), or without one about
+//     AssumedProbeParcel from the address to itself with the channel's
+//     product, nextBusinessDay false. The window is pickupEarliest to
+//     pickupLatest of the product asked about (else the first product that
+//     has capabilities); none when DHL answers no product or one it picks up
+//     only on a later day (nextBusinessDay, or a cut-off on another date);
+//     capabilities without times are ErrNotOffered (the channel's defaults
+//     stand). No window has an order-by time (AssumedNoOrderBy).
+//   - Manifest: none in the MyDHL API: CreateManifest answers
+//     ErrNotOffered, and shipd's handover document is the manifest. A DHL
+//     Express waybill cannot be cancelled through the API at all (above), so
+//     cancel_after_manifest is "refused".
+//   - Unverified [U], where it would be checked (the MyDHL API test
+//     environment with a pickup-enabled account, or DHL Express's API
+//     support): the lead time and cut-off of a pickup beyond the 10 days;
+//     whether several dispatch confirmation numbers mean several pickups;
+//     what readyByTime and nextPickupDate mean exactly (read as DHL's ready
+//     time and date); the plannedPickupDateAndTime format (the description
+//     writes a space before GMT, the example none; sent with the space, as
+//     shipments' is); whether shipmentTrackingNumber is checked against
+//     booked waybills; the words of a 400 to a cancel; the fee of a pickup;
+//     whether GET /products' capabilities are the same for every shipment
+//     from an address (AssumedProbeParcel) and what it answers for a day
+//     without pickups; time zones of regions off a country's main zone
+//     (Canary Islands, Azores…: set pickupTimeZone).
 //
 // Products (setting productType, default P). From the OpenAPI file [V]: P
 // EXPRESS WORLDWIDE NONDOC (rates example), and from its productCode
@@ -159,7 +227,28 @@ const (
 	AssumedEventTimesUTC = true
 	// AssumedGateway401: wrong credentials are answered 401.
 	AssumedGateway401 = true
+	// AssumedRequestor is the requestorName of a cancel when the pickup's
+	// orderer is unknown (DHL requires one; the orderer's name is kept in
+	// the pickup's handle).
+	AssumedRequestor = "shipd"
+	// AssumedCancelReason is the reason every cancel gives (DHL requires
+	// one and lists none).
+	AssumedCancelReason = "Cancelled by the shipper"
+	// AssumedNoOrderBy: DHL's capabilities name no time by which a pickup
+	// must be ordered (localCutoffDateAndTime is when the shipment must be
+	// tendered), so the windows have none.
+	AssumedNoOrderBy = true
 )
+
+// AssumedCancelledWords are the words (lower case) of DHL's 400 to a
+// cancel that say the pickup is cancelled already, not completed: its
+// description names both cases at once [V], its words are not documented.
+var AssumedCancelledWords = []string{"already cancelled", "already canceled"}
+
+// AssumedProbeParcel is the parcel a windows probe asks DHL about when the
+// request names no shipment: capabilities depend on the origin's service
+// area, which a small domestic parcel reaches like any [U].
+var AssumedProbeParcel = carrier.Parcel{Type: "package", Weight: 1, WeightUnit: "KG", Length: 10, Width: 10, Height: 10, DimensionUnit: "CM"}
 
 // Setting keys and defaults.
 const (
@@ -273,12 +362,13 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use DHL's test environment (express.api.dhl.com/mydhlapi/test) instead of production."},
 			{Key: carrier.LabelFormatSetting, Type: carrier.TypeString, Enum: labelFormats, Default: carrier.DefaultLabelFormat, Description: "Label format when a shipment names none."},
 			{Key: carrier.DefaultPickupPointSetting, Type: carrier.TypeString, Description: "DHL Express Service Point id (up to 6 characters) shipments are delivered to when they name none."},
+			{Key: settingPickupZone, Type: carrier.TypeString, Description: "IANA time zone of courier pickups (e.g. America/New_York); needed in countries with several zones, else the pickup address's country's."},
 		},
 		ProductTypes: types,
 		LabelFormats: labelFormats,
 		SupportsCOD:  false,
 		MaxParcels:   MaxParcels,
-		Dispatch:     carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to DHL Express yet."),
+		Dispatch:     dispatchInfo,
 	}
 }
 

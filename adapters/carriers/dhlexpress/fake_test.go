@@ -66,6 +66,8 @@ type fake struct {
 	fail      []int                    // statuses answered to the next calls
 	hang      bool
 
+	pickups fakePickups // the pickup side (fake_dispatch_test.go)
+
 	labelMode string                                   // "linked" (default), "unlinked", "single"
 	charges   bool                                     // answer shipmentCharges
 	refuse    func(req shipmentRequest) (int, problem) // DHL's own refusal of a booking (status 0: none)
@@ -74,7 +76,7 @@ type fake struct {
 func newFake(t *testing.T, base string) *fake {
 	t.Helper()
 	f := &fake{t: t, base: base, shipments: map[string]*fakeShipment{}, pieceOf: map[string]string{},
-		tracking: map[string][]string{}, labelMode: "linked", charges: true}
+		tracking: map[string][]string{}, labelMode: "linked", charges: true, pickups: fakePickups{booked: map[string]*fakePickup{}}}
 	f.report = t.Errorf
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -186,6 +188,12 @@ func (f *fake) operation(rec http.ResponseWriter, r *http.Request, in *vendorspe
 		f.track(rec, in.PathParams["shipmentTrackingNumber"], r.URL.Query().Get("requestGMTOffsetPerEvent") == "true")
 	case "exp-api-shipments-tracking-multi":
 		f.track(rec, f.waybillOf(r.URL.Query().Get("pieceTrackingNumber")), false)
+	case "exp-api-pickups":
+		f.bookPickup(rec, r)
+	case "exp-api-pickups-cancel":
+		f.cancelPickup(rec, r, in.PathParams["dispatchConfirmationNumber"])
+	case "exp-api-products":
+		f.products(rec, r)
 	case "exp-api-reference-data":
 		rec.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(rec).Encode(f.example(f.spec.Doc().Paths.Find("/reference-data").Get.Responses.Status(200).Value.

@@ -1,8 +1,9 @@
 // Package dhlparcelde is the carrier adapter for DHL Parcel Germany (Post &
 // Parcel Germany): shipments and labels through the Parcel DE Shipping API v2
 // (https://developer.dhl.com/api-reference/parcel-de-shipping-post-parcel-germany-v2),
-// tracking through DHL's Shipment Tracking – Unified API. Provider code
-// "dhl_parcel_de".
+// courier pickups through the Parcel DE Pickup API v3, manifests through the
+// Shipping API's close-out, tracking through DHL's Shipment Tracking –
+// Unified API. Provider code "dhl_parcel_de".
 //
 // Authentication. The adapter uses the documented OAuth2 resource-owner
 // password flow (POST /parcel/de/account/auth/ropc/v1/token, form
@@ -73,11 +74,86 @@
 // (statuses.go) also maps every ICE event and TTpro code of DHL's event table,
 // for events that carry one.
 //
+// Pickups and manifests (pickups.go, manifests.go; carrier.Dispatcher).
+// [V] here is DHL's Pickup API v3 file (parcel-de-pickup-v3.yaml) and the
+// shipping file's /manifests:
+//   - Pickup order: POST /parcel/de/transportation/pickup/v3/orders on the
+//     shipping hosts, with the same ROPC bearer token [V servers, security];
+//     the GKP user needs DHL's Pickup right (a 403 is refused on username).
+//     Sent: pickupDate {type Date, value} (DHL's ASAP is not used),
+//     pickupLocation {type Address, pickupAddress: company or person as
+//     name1, the person as name2, street, house number (required), postal
+//     code (7 characters at most), city, country alpha-2}, or {type Id, asId}
+//     with the setting pickupLocationId (an agreed location); the request's
+//     window as businessHours (DHL takes opening hours, no window to book);
+//     the contact as contactPerson, with DHL's confirmation and time-window
+//     e-mails asked for when it has an e-mail address; totalWeight in kg;
+//     the note as comment (100 characters). Items: one Shipment per parcel
+//     (transportationType PAKET, PALETTEN for a pallet), naming its DHL
+//     shipment number when the request names shipments, else as many as the
+//     parcel count; each carries a size S/M/L and the pickup's mark as
+//     customerReference. customerDetails.billingNumber is the setting
+//     pickupBillingNumber: with it DHL collects at any address, charged
+//     (Einzelabholung; procedure 08 when DHL prints the labels); without it
+//     only at the account's agreed pickup locations, free [V: DHL's
+//     developer portal]. Business hours stay in the order's top level as
+//     the schema says, not inside pickupLocation where DHL's examples put
+//     them; the fake follows the schema.
+//   - Confirmed: DHL answers the order's id (32 characters) and its date
+//     [V], no window: CourierPickup has DHL's id and date, no times, no
+//     handle (the id is all a cancel needs). Errors: 422 lists DHL's errors,
+//     each naming a property (instance), mapped to the request's field (or
+//     to pickupBillingNumber or pickupLocationId); 400 has no documented
+//     body.
+//   - Ordered once: DHL takes no key of ours, so every item carries a mark
+//     derived from the pickup's Booking.Key ("shipd-" and 14 hex digits of
+//     its SHA-256, customerReference's 20 characters). The order's id is
+//     recorded through Booking.Accept as soon as DHL answers; an attempt
+//     given it reads the order back (GET /orders?orderID=) and orders
+//     nothing. A first attempt asks GET /orders?pickupDate=&pickupPostalCode=
+//     for an order carrying the mark (an earlier attempt whose answer was
+//     lost) that DHL has neither cancelled nor refused, and answers that one.
+//   - Cancel: DELETE /orders?orderID= answers per order, a refusal inside a
+//     200 too [V]; an order DHL reports cancelled (STORNIERT) already counts
+//     as cancelled; any other failed cancellation is a Rejection with DHL's
+//     state and message. Windows: none in the API (GET /locations lists
+//     agreed places, not times): ErrNotOffered, the channel's defaults stand.
+//   - Manifest: POST /parcel/de/shipping/v2/manifests {profile,
+//     shipmentNumbers} closes the shipments out, at most 30 numbers a call
+//     [V maxItems], so in chunks; each shipment's sstatus says whether it was
+//     closed, one closed already being a warning [V], so a repeated manifest
+//     is harmless. A shipment DHL refuses is a Rejection on shipment_ids
+//     (the rest stay closed out). Then GET /manifests?date=&includeDocs=
+//     include answers the day's manifest PDF (base64, an array of documents,
+//     merged into one), for the whole EKP: it lists every shipment of the
+//     DHL account closed out that day, also those of other channels or
+//     closed out by DHL's daily close-out [V]. Reference: the date and the
+//     sheet numbers of the manifest's shipments. A 400 of GET (a date too old
+//     or in the future [V]) is a Rejection on date; a 404 answers no document
+//     (shipd draws its own).
+//   - After the close-out a shipment can no longer be changed nor deleted
+//     [V]: cancel_after_manifest "refused".
+//   - Unverified [U], where it would be checked (DHL's sandbox with a GKP
+//     user holding the Pickup right, or DHL Parcel DE's customer IT support):
+//     the pickup cut-off and lead time (none in the API); until when a
+//     pickup can be cancelled; whether DHL moves a date it does not serve or
+//     refuses it (the adapter answers the date DHL confirms); the bounds of
+//     the sizes S, M, L (AssumedSizeSums, AssumedUnknownSize); whether a
+//     shipmentNo must belong to the same EKP; whether GET /orders filters by
+//     the date ordered or a date DHL moved it to (the look-up asks the date
+//     ordered); what status a close-out warning carries (any 2xx counts as
+//     closed); whether GET /manifests of today lists shipments not yet closed
+//     out, and what it answers for a day without any (404 is read as no
+//     document); the latest close-out hour of the account (configured at
+//     DHL, not in the API); DHL's refusal when a closed-out shipment is
+//     deleted (already [U] above).
+//
 // Vendor copies in testdata/: the Shipping API's OpenAPI file
-// (parcel-de-shipping-v2_2.yaml, v2.1.13), DHL's table of ICE events, RIC
+// (parcel-de-shipping-v2_2.yaml, v2.1.13), the Pickup API's
+// (parcel-de-pickup-v3.yaml, v3.0.0), DHL's table of ICE events, RIC
 // reasons and TTpro codes (parcel_de_ice_event_ric_combinations_July_2024.csv)
 // and an example Unified tracking answer (dhl_unified_tracking_example.json).
-// The tests' fake holds every request and answer to the OpenAPI file through
+// The tests' fake holds every request and answer to the OpenAPI files through
 // vendorspec, strict: an object may carry only the properties its schema
 // names (so the shipper goes out without a phone: DHL's Shipper has none,
 // only the consignee's ContactAddress does [V]).
@@ -137,7 +213,16 @@ const (
 	// the order of the request's shipments (they carry no parcel index; the
 	// spec's examples and karrio read them so) [C].
 	AssumedItemsInRequestOrder = true
+	// AssumedUnknownSize is the size class (S, M, L) of a pickup item
+	// whose dimensions are unknown: DHL requires one on orders without a
+	// billing number and does not define the classes [U].
+	AssumedUnknownSize = "M"
 )
+
+// AssumedSizeSums are the largest sums of a parcel's three sides (cm) of
+// the pickup size classes S and M; above them an item is L [U: DHL names
+// the classes, not their bounds; a shoebox and a moving box].
+var AssumedSizeSums = [2]float64{75, 140}
 
 // AssumedDeletedWords are the words (lower case) of a refused DELETE /orders
 // item that mark DHL's documented answer for a shipment that does not exist
@@ -223,6 +308,8 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 			{Key: "billingNumber", Type: carrier.TypeString, Required: true, Description: "14-character billing number (EKP + procedure + participation) of the product used."},
 			{Key: "profile", Type: carrier.TypeString, Default: DefaultProfile, Description: "GKP user group profile allowed to use the billing number."},
 			{Key: "productType", Type: carrier.TypeString, Enum: productCodes(), Default: DefaultProduct, Description: "DHL product; cash on delivery only with V01PAK."},
+			{Key: settingPickupBilling, Type: carrier.TypeString, Description: "Billing number (14 characters) DHL charges courier pickups at any address to (Einzelabholung; procedure 08 when DHL brings the labels). Empty: DHL collects only at the account's agreed pickup locations, free."},
+			{Key: settingPickupLocation, Type: carrier.TypeString, Description: "Id of an agreed DHL pickup location (AS and 10 digits) where every courier pickup is ordered, instead of the pickup's address."},
 			{Key: "sandboxMode", Type: carrier.TypeBoolean, Default: true, Description: "Use DHL's sandbox (api-sandbox.dhl.com) instead of production."},
 			{Key: "defaultLabelFormat", Type: carrier.TypeString, Enum: []string{"pdf", "zpl"}, Default: "pdf", Description: "Label format when a shipment names none."},
 		},
@@ -231,7 +318,7 @@ func (c *Carrier) Info() carrier.ProviderInfo {
 		SupportsCOD:       true,
 		MaxParcels:        MaxParcels,
 		MaxParcelWeightKG: MaxWeightGrams / 1000.0,
-		Dispatch:          carrier.NoPickups(carrier.CancelAfterManifestCarrier, "Courier pickups are not wired to DHL Parcel DE yet."),
+		Dispatch:          dispatchInfo,
 	}
 }
 

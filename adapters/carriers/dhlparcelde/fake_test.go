@@ -60,6 +60,10 @@ type fake struct {
 	report func(format string, args ...any) // a request DHL would refuse: t.Errorf unless a test listens
 	srv    *httptest.Server
 	spec   *vendorspec.Spec // DHL's OpenAPI file, strict
+	// pickupSpec is DHL's Pickup API v3 file, strict, and pickup the
+	// fake DHL's pickup orders and agreed locations (fake_dispatch_test.go).
+	pickupSpec *vendorspec.Spec
+	pickup     fakePickups
 
 	mu         sync.Mutex
 	tokenTTL   int
@@ -107,6 +111,7 @@ func newFake(t *testing.T) *fake {
 		return errors.New("no " + a.SecuritySchemeName)
 	}
 	f.spec = spec
+	f.loadPickupSpec()
 	return f
 }
 
@@ -185,6 +190,8 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		f.track(w, r)
 	case strings.HasPrefix(r.URL.Path, shippingBase+"/"):
 		f.shipping(w, r)
+	case strings.HasPrefix(r.URL.Path, pickupBase+"/"):
+		f.pickups(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -258,12 +265,16 @@ func (f *fake) shipping(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	// The fake's own answers must be DHL's documented answers too.
 	err = f.spec.Answer(w, checked, func(rec http.ResponseWriter) {
-		switch r.Method {
-		case http.MethodPost:
+		switch {
+		case checked.Operation == "manifestsPost":
+			f.closeOut(rec, body)
+		case checked.Operation == "getManifests":
+			f.manifest(rec, r)
+		case r.Method == http.MethodPost:
 			f.create(rec, r, body)
-		case http.MethodGet:
+		case r.Method == http.MethodGet:
 			f.reprint(rec, r)
-		case http.MethodDelete:
+		case r.Method == http.MethodDelete:
 			f.delete(rec, r)
 		}
 	})
