@@ -31,7 +31,7 @@ type Config struct {
 	// SandboxJournal is a file where the sandbox carrier keeps its
 	// bookings, so they outlive a restart and every process sharing the
 	// file sees them.
-	SandboxJournal string `env:"SANDBOX_JOURNAL" help:"a file where the sandbox carrier keeps its bookings and cancels, so they outlive a restart and every instance sharing it sees them" unset:"in memory only"`
+	SandboxJournal string `env:"SANDBOX_JOURNAL" help:"a file where the sandbox carrier keeps its bookings, pickup orders and cancels, so they outlive a restart and every instance sharing it sees them" unset:"in memory only"`
 	// SandboxFailLabelsFor makes the sandbox's label service fail for this
 	// long after the start (the fault suite's label outage).
 	SandboxFailLabelsFor time.Duration `env:"SANDBOX_FAIL_LABELS_FOR" envDefault:"0s" help:"the sandbox's label service fails for this long after the start, for trying the label step (0s never)"`
