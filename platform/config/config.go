@@ -94,7 +94,9 @@ type Config struct {
 	// database connection only for its short transactions.
 	BookingConcurrency int `env:"BOOKING_CONCURRENCY" envDefault:"32" help:"carrier bookings in flight per instance (0: this instance books nothing)"`
 	// CarrierTimeout bounds one call to a carrier (a booking, a tracking
-	// check); a carrier slower than that counts as unavailable.
+	// check, a pickup order, a manifest); a carrier slower than that counts
+	// as unavailable. A pickup or manifest a stopped process left half-way
+	// is settled once twice this has passed (the fault suite shortens it).
 	CarrierTimeout time.Duration `env:"CARRIER_TIMEOUT" envDefault:"30s" help:"longest wait for one carrier call; at most 1m"`
 	// TrackingConcurrency is how many tracking checks one instance runs at
 	// once; 0 leaves checking to other instances. 4 keeps the list read
