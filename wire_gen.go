@@ -138,7 +138,7 @@ func InitializeApp(ctx context.Context, cfg config.Config, clk clock.Clock) (*se
 	shipmentReader := adapters5.NewShipmentReader(db)
 	listReader := adapters5.NewListReader(db)
 	handoverDocuments := _wireHandoverDocumentsValue
-	application4 := app5.New(pickupRepository, manifestRepository, shipmentReader, listReader, contractChannels, carrierRegistry, handoverDocuments, clk, observer)
+	application4 := app5.New(pickupRepository, manifestRepository, shipmentReader, listReader, contractChannels, carrierRegistry, handoverDocuments, clk, cfg, observer)
 	httpServer4 := ports5.NewHTTPServer(application4, cfg, clk)
 	shipmentCopy := adapters5.NewShipmentCopy(db)
 	listProjections := adapters5.NewListProjections(db)

@@ -12,7 +12,13 @@
 //     again under load, and down while shipd starts (broker_restart_test.go);
 //   - shipd killed by its failpoint between a consumer group's batch written
 //     and its commit (ADR 0048), again and again under load, on PostgreSQL
-//     and on the broker (batch_kill_test.go, checks in batch_checks_test.go).
+//     and on the broker (batch_kill_test.go, checks in batch_checks_test.go);
+//   - the dispatch module as a process of its own killed with -9 under
+//     pickup and manifest load, by its failpoints at each recovery point
+//     and from outside (dispatch_kill_test.go, with dispatch_load_test.go
+//     and dispatch_checks_test.go): no pickup ordered at the carrier twice
+//     (the sandbox's journal), none left being ordered, no manifest lost
+//     or holding shipments it does not hand over.
 //
 // After each fault: every write answered 2xx is stored, every event published
 // for it reached the list read model and the webhook receiver, and nothing is

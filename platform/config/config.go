@@ -31,7 +31,7 @@ type Config struct {
 	// SandboxJournal is a file where the sandbox carrier keeps its
 	// bookings, so they outlive a restart and every process sharing the
 	// file sees them.
-	SandboxJournal string `env:"SANDBOX_JOURNAL" help:"a file where the sandbox carrier keeps its bookings and cancels, so they outlive a restart and every instance sharing it sees them" unset:"in memory only"`
+	SandboxJournal string `env:"SANDBOX_JOURNAL" help:"a file where the sandbox carrier keeps its bookings, pickup orders and cancels, so they outlive a restart and every instance sharing it sees them" unset:"in memory only"`
 	// SandboxFailLabelsFor makes the sandbox's label service fail for this
 	// long after the start (the fault suite's label outage).
 	SandboxFailLabelsFor time.Duration `env:"SANDBOX_FAIL_LABELS_FOR" envDefault:"0s" help:"the sandbox's label service fails for this long after the start, for trying the label step (0s never)"`
@@ -94,7 +94,9 @@ type Config struct {
 	// database connection only for its short transactions.
 	BookingConcurrency int `env:"BOOKING_CONCURRENCY" envDefault:"32" help:"carrier bookings in flight per instance (0: this instance books nothing)"`
 	// CarrierTimeout bounds one call to a carrier (a booking, a tracking
-	// check); a carrier slower than that counts as unavailable.
+	// check, a pickup order, a manifest); a carrier slower than that counts
+	// as unavailable. A pickup or manifest a stopped process left half-way
+	// is settled once twice this has passed (the fault suite shortens it).
 	CarrierTimeout time.Duration `env:"CARRIER_TIMEOUT" envDefault:"30s" help:"longest wait for one carrier call; at most 1m"`
 	// TrackingConcurrency is how many tracking checks one instance runs at
 	// once; 0 leaves checking to other instances. 4 keeps the list read

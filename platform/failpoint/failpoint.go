@@ -33,9 +33,20 @@ const (
 	// before that transaction, with the acknowledgement, commits (ADR
 	// 0048): a kill there must take the batch with the acknowledgement.
 	GroupBatchWritten = "group-batch-written"
+	// PickupOrderingStored is after a courier pickup was stored as being
+	// ordered (the recovery point of ADR 0041), before its carrier is
+	// asked.
+	PickupOrderingStored = "pickup-ordering-stored"
+	// PickupAfterCarrierAnswer is after a carrier confirmed a pickup
+	// order, before shipd records the pickup as scheduled.
+	PickupAfterCarrierAnswer = "pickup-after-carrier-answer"
+	// ManifestCreatingStored is after a manifest was stored as being
+	// created, its shipments held, before its document is made.
+	ManifestCreatingStored = "manifest-creating-stored"
 )
 
-var known = []string{AfterIdempotentCommit, AfterCarrierAnswer, AfterCarrierAccepted, GroupBatchWritten}
+var known = []string{AfterIdempotentCommit, AfterCarrierAnswer, AfterCarrierAccepted, GroupBatchWritten,
+	PickupOrderingStored, PickupAfterCarrierAnswer, ManifestCreatingStored}
 
 type armed struct {
 	name  string

@@ -20,8 +20,13 @@ import (
 // (SBC-yyyymmdd-xxxxxxxx), and an order made again under the same key is
 // the first one answered again, never a second. A pickup can be cancelled
 // until its window starts; a second cancel answers that it is cancelled
-// already. It has no manifest of its own: shipd draws its handover
-// document.
+// already. With a journal (SANDBOX_JOURNAL) orders and cancels are kept
+// there too, before they are answered, so an order made again after a
+// restart, or through another process sharing the file, is answered from
+// the journal; within one process that is exact, while two processes asked
+// for one key at the same instant could both order it (the file has no
+// lock; shipd never asks twice at once). It has no manifest of its own:
+// shipd draws its handover document.
 //
 // Trigger values:
 //
@@ -52,7 +57,17 @@ type pickupBook struct {
 	mu       sync.Mutex
 	byKey    map[string]*pickupOrder
 	byNumber map[string]*pickupOrder
-	orders   int // orders made (a repeat of a key is not one)
+	orders   int   // orders this value made (a repeat of a key is not one)
+	read     int64 // how far the journal was read into the book
+}
+
+// add keeps o, unless an order of its key is kept already.
+func (b *pickupBook) add(o *pickupOrder) {
+	if _, ok := b.byKey[o.key]; ok && o.key != "" {
+		return
+	}
+	b.byKey[o.key] = o
+	b.byNumber[o.pickup.ConfirmationNumber] = o
 }
 
 var _ carrier.Dispatcher = (*Carrier)(nil)
@@ -107,12 +122,9 @@ func (c *Carrier) OrderCourierPickup(ctx context.Context, s carrier.Settings, re
 		return carrier.CourierPickup{}, err
 	}
 	book := c.pickupBook()
-	book.mu.Lock()
-	if o, ok := book.byKey[req.Booking.Key]; ok && req.Booking.Key != "" {
-		book.mu.Unlock()
-		return o.pickup, nil
+	if p, ok, err := c.orderedBefore(book, req.Booking.Key); err != nil || ok {
+		return p, err
 	}
-	book.mu.Unlock()
 	if strings.HasPrefix(req.Note, NoteHang) {
 		<-ctx.Done()
 		return carrier.CourierPickup{}, unavailable("sandbox carrier did not answer the pickup order: %v", ctx.Err())
@@ -126,14 +138,67 @@ func (c *Carrier) OrderCourierPickup(ctx context.Context, s carrier.Settings, re
 		Date: req.Date, ReadyFrom: req.ReadyFrom, ReadyUntil: req.ReadyUntil}
 	book.mu.Lock()
 	defer book.mu.Unlock()
+	if err := c.catchUp(book); err != nil {
+		return carrier.CourierPickup{}, err
+	}
 	if o, ok := book.byKey[req.Booking.Key]; ok && req.Booking.Key != "" {
 		return o.pickup, nil // a second attempt raced the first
 	}
 	o := &pickupOrder{key: req.Booking.Key, pickup: p, start: start, noCancel: strings.HasPrefix(req.Note, NoteNoCancel)}
-	book.byKey[o.key] = o
-	book.byNumber[p.ConfirmationNumber] = o
+	// Journaled before it is answered, as a carrier's database commits
+	// before its API answers.
+	if err := c.journal(journalEntry{Pickup: &pickupRecord{Key: o.key, ConfirmationNumber: p.ConfirmationNumber, Date: p.Date,
+		ReadyFrom: p.ReadyFrom, ReadyUntil: p.ReadyUntil, Start: start, NoCancel: o.noCancel}}); err != nil {
+		return carrier.CourierPickup{}, err
+	}
+	book.add(o)
 	book.orders++
 	return p, nil
+}
+
+// orderedBefore answers the order made under key before, by this value or,
+// through the journal, by another process or this one before a restart.
+func (c *Carrier) orderedBefore(book *pickupBook, key string) (carrier.CourierPickup, bool, error) {
+	if key == "" {
+		return carrier.CourierPickup{}, false, nil
+	}
+	book.mu.Lock()
+	defer book.mu.Unlock()
+	if err := c.catchUp(book); err != nil {
+		return carrier.CourierPickup{}, false, err
+	}
+	o, ok := book.byKey[key]
+	if !ok {
+		return carrier.CourierPickup{}, false, nil
+	}
+	return o.pickup, true, nil
+}
+
+// catchUp reads into book the pickup orders and cancels the journal holds
+// beyond what it read before: those of other processes sharing it, and of
+// this one before a restart. Under book.mu.
+func (c *Carrier) catchUp(book *pickupBook) error {
+	if c.config.Journal == "" {
+		return nil
+	}
+	entries, read, err := readJournalFrom(c.config.Journal, book.read)
+	if err != nil {
+		return unavailable("%v", err)
+	}
+	book.read = read
+	for _, e := range entries {
+		switch {
+		case e.Pickup != nil:
+			r := e.Pickup
+			book.add(&pickupOrder{key: r.Key, start: r.Start, noCancel: r.NoCancel, pickup: carrier.CourierPickup{
+				ConfirmationNumber: r.ConfirmationNumber, Date: r.Date, ReadyFrom: r.ReadyFrom, ReadyUntil: r.ReadyUntil}})
+		case e.PickupCancelled != "":
+			if o, ok := book.byNumber[e.PickupCancelled]; ok {
+				o.cancelled = true
+			}
+		}
+	}
+	return nil
 }
 
 // checkPickup refuses what the sandbox does not collect, and answers the
@@ -183,6 +248,9 @@ func (c *Carrier) CancelCourierPickup(ctx context.Context, s carrier.Settings, p
 	book := c.pickupBook()
 	book.mu.Lock()
 	defer book.mu.Unlock()
+	if err := c.catchUp(book); err != nil {
+		return err
+	}
 	o, ok := book.byNumber[p.ConfirmationNumber]
 	switch {
 	case !ok:
@@ -194,6 +262,9 @@ func (c *Carrier) CancelCourierPickup(ctx context.Context, s carrier.Settings, p
 	case !c.now().Before(o.start):
 		return carrier.Reject("", "the pickup's window has begun; it can no longer be cancelled")
 	}
+	if err := c.journal(journalEntry{PickupCancelled: o.pickup.ConfirmationNumber}); err != nil {
+		return err
+	}
 	o.cancelled = true
 	return nil
 }
@@ -203,8 +274,10 @@ func (c *Carrier) CreateManifest(context.Context, carrier.Settings, carrier.Mani
 	return carrier.CarrierManifest{}, carrier.ErrNotOffered
 }
 
-// PickupOrders is how many pickups the sandbox was ordered (an order made
-// again under its key is not counted): what "never twice" is tested by.
+// PickupOrders is how many pickups this value was ordered (an order made
+// again under its key is not counted, nor one another process made): what
+// "never twice" is tested by in a process; PickupOrdersIn reads a journal
+// shared by several.
 func (c *Carrier) PickupOrders() int {
 	book := c.pickupBook()
 	book.mu.Lock()

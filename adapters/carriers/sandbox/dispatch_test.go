@@ -3,6 +3,8 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +112,79 @@ func TestSandboxPickupRefusals(t *testing.T) {
 	}
 	if _, refused := carrier.RefusalsOf(c.CancelCourierPickup(context.Background(), ok, p)); !refused {
 		t.Error("a NO-CANCEL pickup was cancelled")
+	}
+}
+
+// With a journal, an order outlives its process: another process (another
+// Carrier value on the file), or this one restarted, answers an order made
+// again under its key from the journal, never ordering it twice, and
+// cancels it; the journal counts one order per key.
+func TestSandboxPickupOrdersKeptInTheJournal(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	clk := clock.NewManual(time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC))
+	first := sandbox.NewWithConfig(sandbox.Config{Clock: clk, Journal: journal})
+	req := pickupRequest("pck_j1", "2026-12-01", "12:30", "16:00")
+	p, err := first.OrderCourierPickup(context.Background(), ok, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := pickupRequest("pck_j2", "2026-12-01", "12:30", "16:00")
+	refused.Note = sandbox.NoteRefuse
+	if _, err := first.OrderCourierPickup(context.Background(), ok, refused); err == nil {
+		t.Fatal("a REFUSE order was taken")
+	}
+
+	second := sandbox.NewWithConfig(sandbox.Config{Clock: clk, Journal: journal})
+	again, err := second.OrderCourierPickup(context.Background(), ok, req)
+	if err != nil || again != p || second.PickupOrders() != 0 {
+		t.Fatalf("ordered again through another process: %+v %v, %d orders there (want the first order, none made)", again, err, second.PickupOrders())
+	}
+	orders, err := sandbox.PickupOrdersIn(journal)
+	if err != nil || len(orders) != 1 || len(orders["pck_j1"]) != 1 || orders["pck_j1"][0] != p.ConfirmationNumber {
+		t.Fatalf("journal: %v %v, want one order of pck_j1 under %s", orders, err, p.ConfirmationNumber)
+	}
+	if err := second.CancelCourierPickup(context.Background(), ok, p); err != nil {
+		t.Fatalf("cancelled through another process: %v", err)
+	}
+	if err := first.CancelCourierPickup(context.Background(), ok, p); !errors.Is(err, carrier.ErrAlreadyCancelled) {
+		t.Fatalf("a cancel the other process made: %v, want ErrAlreadyCancelled", err)
+	}
+}
+
+// A line of the journal still being written (no newline yet) is no order,
+// and is read once it is whole: a reader that met it half-way loses
+// nothing.
+func TestSandboxPickupJournalLineBeingWritten(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	clk := clock.NewManual(time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC))
+	line := `{"pickup":{"key":"pck_w","confirmation_number":"SBC-20261201-0000000A","date":"2026-12-01","ready_from":"09:00","ready_until":"12:00","start":"2026-12-01T09:00:00Z"}}` + "\n"
+	half := len(line) / 2
+	if err := os.WriteFile(journal, []byte(line[:half]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := sandbox.NewWithConfig(sandbox.Config{Clock: clk, Journal: journal})
+	p := carrier.CourierPickup{ConfirmationNumber: "SBC-20261201-0000000A"}
+	if _, refused := carrier.RefusalsOf(c.CancelCourierPickup(context.Background(), ok, p)); !refused {
+		t.Fatal("a pickup half written to the journal was cancelled")
+	}
+	if orders, _ := sandbox.PickupOrdersIn(journal); len(orders) != 0 {
+		t.Fatalf("half a line read as an order: %v", orders)
+	}
+	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line[half:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.OrderCourierPickup(context.Background(), ok, pickupRequest("pck_w", "2026-12-01", "09:00", "12:00"))
+	if err != nil || again.ConfirmationNumber != p.ConfirmationNumber || c.PickupOrders() != 0 {
+		t.Fatalf("the whole line: ordered again %+v %v, %d orders made", again, err, c.PickupOrders())
+	}
+	if err := c.CancelCourierPickup(context.Background(), ok, p); err != nil {
+		t.Fatalf("cancel once the line is whole: %v", err)
 	}
 }

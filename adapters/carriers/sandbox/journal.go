@@ -1,22 +1,28 @@
 package sandbox
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"shipd/adapters/labels"
 	"shipd/platform/carrier"
 )
 
 // journalEntry is one line of the sandbox's journal: a booking the carrier
-// made (Booking) or a cancel it accepted (Cancelled, a provider id).
+// made (Booking) or a cancel it accepted (Cancelled, a provider id), a
+// courier pickup it was ordered (Pickup) or a pickup it cancelled
+// (PickupCancelled, a confirmation number).
 type journalEntry struct {
-	Booking   *bookingRecord `json:"booking,omitempty"`
-	Cancelled string         `json:"cancelled,omitempty"`
+	Booking         *bookingRecord `json:"booking,omitempty"`
+	Cancelled       string         `json:"cancelled,omitempty"`
+	Pickup          *pickupRecord  `json:"pickup,omitempty"`
+	PickupCancelled string         `json:"pickup_cancelled,omitempty"`
 }
 
 // bookingRecord is what the sandbox keeps of one booking, enough to resume
@@ -30,6 +36,20 @@ type bookingRecord struct {
 	Reference          string               `json:"reference"`
 	Price              *carrier.Money       `json:"price,omitempty"`
 	Labels             []labels.ParcelLabel `json:"labels"`
+}
+
+// pickupRecord is what the sandbox keeps of one pickup order, enough to
+// answer it again and to cancel it in another process.
+type pickupRecord struct {
+	// Key is shipd's key of the order (its pickup id): two records with
+	// one key are two orders of one pickup.
+	Key                string    `json:"key"`
+	ConfirmationNumber string    `json:"confirmation_number"`
+	Date               string    `json:"date"`
+	ReadyFrom          string    `json:"ready_from"`
+	ReadyUntil         string    `json:"ready_until"`
+	Start              time.Time `json:"start"` // the window's start, UTC: the cancel deadline
+	NoCancel           bool      `json:"no_cancel,omitempty"`
 }
 
 // Bookings reads a journal file (Config.Journal) and returns the number of
@@ -49,26 +69,60 @@ func Bookings(path string) (map[string]int, error) {
 	return out, nil
 }
 
+// PickupOrdersIn reads a journal file (Config.Journal) and returns the
+// confirmation numbers of the pickup orders made under each key, one each
+// unless a key was ordered twice: the fault suite's proof that no pickup
+// was ordered twice.
+func PickupOrdersIn(path string) (map[string][]string, error) {
+	entries, err := readJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, e := range entries {
+		if e.Pickup != nil {
+			out[e.Pickup.Key] = append(out[e.Pickup.Key], e.Pickup.ConfirmationNumber)
+		}
+	}
+	return out, nil
+}
+
 func readJournal(path string) ([]journalEntry, error) {
+	entries, _, err := readJournalFrom(path, 0)
+	return entries, err
+}
+
+// readJournalFrom reads the journal's whole lines from offset on and
+// answers where they end, the next read's offset. A line without its
+// newline is one being written, or cut short by a kill: it is left for
+// the next read, and a line that does not parse (one a kill cut short and
+// another process's append continued) is skipped, since the call it began
+// never answered.
+func readJournalFrom(path string, offset int64) ([]journalEntry, int64, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, offset, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sandbox journal: %w", err)
+		return nil, offset, fmt.Errorf("sandbox journal: %w", err)
 	}
 	defer f.Close() // read only: nothing to lose
-	var out []journalEntry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var e journalEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			continue // a line cut short by a kill: the booking it began never answered
-		}
-		out = append(out, e)
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, offset, fmt.Errorf("sandbox journal: %w", err)
 	}
-	return out, sc.Err()
+	raw, err := io.ReadAll(f)
+	if err != nil {
+		return nil, offset, fmt.Errorf("sandbox journal: %w", err)
+	}
+	whole := raw[:bytes.LastIndexByte(raw, '\n')+1]
+	var out []journalEntry
+	for line := range bytes.Lines(whole) {
+		var e journalEntry
+		if json.Unmarshal(line, &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out, offset + int64(len(whole)), nil
 }
 
 // journal appends e to the journal, when the sandbox keeps one: one write

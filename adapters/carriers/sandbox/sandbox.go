@@ -47,8 +47,9 @@
 //
 // A booking is handed to shipd's Booking.Accept (its id is the handle)
 // before the sandbox answers, and a booking given that handle is resumed,
-// never made again. With a journal (SANDBOX_JOURNAL) bookings outlive the
-// process and every process sharing the file sees them.
+// never made again. With a journal (SANDBOX_JOURNAL) bookings and courier
+// pickup orders outlive the process and every process sharing the file
+// sees them.
 //
 // Tracking. A tracking number's serial says what its journey is: the first
 // digit picks the journey, the second is 1 for a cash-on-delivery parcel
@@ -128,10 +129,12 @@ type Config struct {
 	Clock clock.Clock
 	// TimeScale is how many sandbox seconds pass per real second; 1 when 0.
 	TimeScale float64
-	// Journal is a file where the sandbox keeps every booking and cancel,
-	// one JSON line each (SANDBOX_JOURNAL), so that another process, or
-	// this one after a restart, resumes a booking and prints its labels;
-	// "" keeps them in memory only. Bookings reads it back.
+	// Journal is a file where the sandbox keeps every booking, courier
+	// pickup order and cancel, one JSON line each (SANDBOX_JOURNAL), so
+	// that another process, or this one after a restart, resumes a booking
+	// and prints its labels, and answers a pickup ordered again from the
+	// order it made; "" keeps them in memory only. Bookings and
+	// PickupOrdersIn read it back.
 	Journal string
 	// FailLabelsUntil makes every label the sandbox is asked for fail
 	// (bookings answer without labels, Labels as unavailable) until then

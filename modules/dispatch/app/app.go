@@ -14,6 +14,7 @@ import (
 	"shipd/modules/dispatch/domain/pickup"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/config"
 	"shipd/platform/usecase"
 )
 
@@ -57,12 +58,15 @@ type Dependencies struct {
 	CarrierTimeout time.Duration
 }
 
-// New wires the use cases to the module's ports, with the default carrier
-// timeout; each reports to obs.
+// New wires the use cases to the module's ports, each carrier call bounded
+// by cfg.CarrierTimeout (CARRIER_TIMEOUT), which also says when a pickup or
+// manifest left half-way counts as left behind (twice that); each reports
+// to obs.
 func New(pickups pickup.Repository, manifests manifest.Repository, shipments domain.Shipments, lists query.Lists,
-	ch channels.Channels, providers *carrier.Registry, documents command.HandoverDocuments, clk clock.Clock, obs usecase.Observer) Application {
+	ch channels.Channels, providers *carrier.Registry, documents command.HandoverDocuments, clk clock.Clock, cfg config.Config,
+	obs usecase.Observer) Application {
 	return NewWith(Dependencies{Pickups: pickups, Manifests: manifests, Shipments: shipments, Lists: lists, Channels: ch,
-		Providers: providers, Documents: documents, Clock: clk}, obs)
+		Providers: providers, Documents: documents, Clock: clk, CarrierTimeout: cfg.CarrierTimeout}, obs)
 }
 
 // NewWith wires the use cases to d; each reports to obs.

@@ -11,6 +11,7 @@ import (
 	"shipd/modules/dispatch/domain/manifest"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/failpoint"
 	"shipd/platform/usecase"
 )
 
@@ -82,6 +83,9 @@ func (h CreateManifestHandler) Handle(ctx context.Context, cmd CreateManifest) e
 	}
 	if err := h.manifests.Add(ctx, m); err != nil {
 		return err
+	}
+	if err := failpoint.Hit(failpoint.ManifestCreatingStored); err != nil {
+		return err // its shipments held until ReleaseManifests forgets it
 	}
 	reference, document, err := h.document(ctx, ch, m, c.Shipments)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"shipd/modules/dispatch/domain/pickup"
 	"shipd/platform/carrier"
 	"shipd/platform/clock"
+	"shipd/platform/failpoint"
 	"shipd/platform/fault"
 	"shipd/platform/usecase"
 )
@@ -76,6 +77,9 @@ func (h OrderPickupHandler) Handle(ctx context.Context, cmd OrderPickup) error {
 	}
 	if err := h.pickups.Add(ctx, p); err != nil {
 		return err
+	}
+	if err := failpoint.Hit(failpoint.PickupOrderingStored); err != nil {
+		return err // stored as being ordered, never asked: ResolvePickups finds it
 	}
 	return h.order(ctx, ch, p, carried(p.Stored().ShipmentIDs, known))
 }
@@ -149,6 +153,9 @@ func (h OrderPickupHandler) order(ctx context.Context, ch dispatching.Channel, p
 			return ferr
 		}
 		return dispatching.CarrierFault(ctx, ch.Access.Provider, "pickup", "no pickup was ordered.", err)
+	}
+	if err := failpoint.Hit(failpoint.PickupAfterCarrierAnswer); err != nil {
+		return err // ordered at the carrier, its answer lost: ResolvePickups finds it
 	}
 	_, err = h.pickups.Update(ctx, p.ID(), func(p *pickup.Pickup) ([]domain.Event, error) {
 		now := h.clock.Now()
