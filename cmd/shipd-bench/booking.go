@@ -40,25 +40,18 @@ func benchBooking(ctx context.Context, api *service, dsn string, n int, report *
 		return err
 	}
 	// Shipments other parts left awaiting their booking (the writes part's)
-	// wait a thousand years while this part runs, then are due again as
-	// they were: only this part's shipments are booked and timed.
-	var parked []string
-	if err := api.db.SelectContext(ctx, &parked, `UPDATE shipments.shipments SET next_attempt_at = next_attempt_at + interval '1000 years'
-		WHERE booking_due RETURNING id`); err != nil {
-		return err
-	}
-	defer func() {
-		if _, err := api.db.ExecContext(context.WithoutCancel(ctx), `UPDATE shipments.shipments
-			SET next_attempt_at = next_attempt_at - interval '1000 years' WHERE id = ANY($1)`, pq.Array(parked)); err != nil {
-			logf("booking: giving the %d parked shipments their booking time back: %v", len(parked), err)
-		}
-	}()
-
-	ids, created, err := createShipments(api, n)
+	// are held back while this part runs: only its own are booked and timed.
+	parked, release, err := parkBookings(ctx, api)
 	if err != nil {
 		return err
 	}
-	logf("booking: %d shipments created through the API at %.0f/s (%d others parked)", n, created, len(parked))
+	defer release()
+
+	ids, created, err := createShipments(api, api.channel, 3<<40, n)
+	if err != nil {
+		return err
+	}
+	logf("booking: %d shipments created through the API at %.0f/s (%d others parked)", n, created, parked)
 	if _, err := awaitNoEventLag(ctx, api); err != nil {
 		return err
 	}
@@ -122,7 +115,7 @@ func benchBooking(ctx context.Context, api *service, dsn string, n int, report *
 	fmt.Fprintf(report, "(`BOOKING_CONCURRENCY=0`), its events then all handled; then a second instance starts with the default\n")
 	fmt.Fprintf(report, "`BOOKING_CONCURRENCY=%d` and books them against the sandbox carrier: claim with a lease, book (the sandbox\n", concurrency)
 	fmt.Fprintf(report, "renders the label), record the acceptance, merge and store the label and the events, in short transactions of\n")
-	fmt.Fprintf(report, "their own; both instances handle the events. Shipments other parts left unbooked (%d) are held back meanwhile.\n", len(parked))
+	fmt.Fprintf(report, "their own; both instances handle the events. Shipments other parts left unbooked (%d) are held back meanwhile.\n", parked)
 	fmt.Fprintf(report, "Bookings/s count from the first stored label to the last; the limit is the label renderer alone (render and\n")
 	fmt.Fprintf(report, "merge one PDF label, no database) from as many goroutines as the worker's slots, measured right after.\n\n")
 	fmt.Fprintf(report, "| figure | value |\n|---|---|\n")
@@ -136,9 +129,28 @@ func benchBooking(ctx context.Context, api *service, dsn string, n int, report *
 	return nil
 }
 
-// createShipments creates n one-parcel shipments through s's API from
-// writers goroutines and returns their ids and the rate they were created at.
-func createShipments(s *service, n int) ([]string, float64, error) {
+// parkBookings gives every shipment awaiting its booking a thousand years
+// more, so that a booking instance started after it books only the
+// shipments created after it; release gives them their time back. It
+// returns how many it held back.
+func parkBookings(ctx context.Context, api *service) (int, func(), error) {
+	var parked []string
+	if err := api.db.SelectContext(ctx, &parked, `UPDATE shipments.shipments SET next_attempt_at = next_attempt_at + interval '1000 years'
+		WHERE booking_due RETURNING id`); err != nil {
+		return 0, nil, err
+	}
+	return len(parked), func() {
+		if _, err := api.db.ExecContext(context.WithoutCancel(ctx), `UPDATE shipments.shipments
+			SET next_attempt_at = next_attempt_at - interval '1000 years' WHERE id = ANY($1)`, pq.Array(parked)); err != nil {
+			logf("giving the %d parked shipments their booking time back: %v", len(parked), err)
+		}
+	}, nil
+}
+
+// createShipments creates n one-parcel shipments of channel through s's API
+// from writers goroutines, their references numbered from first, and
+// returns their ids and the rate they were created at.
+func createShipments(s *service, channel string, first int64, n int) ([]string, float64, error) {
 	ids := make([]string, n)
 	var next atomic.Int64
 	var firstErr error
@@ -148,7 +160,7 @@ func createShipments(s *service, n int) ([]string, float64, error) {
 	for range writers {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				status, body, err := s.do("POST", "/v1/shipments", shipmentJSON(s.channel, 3<<40+int64(i)))
+				status, body, err := s.do("POST", "/v1/shipments", shipmentJSON(channel, first+int64(i)))
 				var created struct {
 					Data struct {
 						ID string `json:"id"`

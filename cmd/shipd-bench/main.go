@@ -34,7 +34,9 @@ func main() {
 	flag.DurationVar(&lagDuration, "lag-duration", lagDuration, "how long those writes are offered")
 	flag.IntVar(&bookings, "bookings", bookings, "shipments created and then booked by the booking part")
 	flag.DurationVar(&renderDuration, "render-duration", renderDuration, "how long each label-renderer measurement runs")
-	flag.StringVar(&only, "only", "", "comma-separated parts to run (process, broker, sweep, instances, soak, list, writes, tracking, webhooks, render, booking); empty runs all but soak")
+	flag.IntVar(&manifestRuns, "manifest-runs", manifestRuns, "timed manifests of each form in the manifest part")
+	flag.IntVar(&manifestShipments, "manifest-shipments", manifestShipments, "shipments on each manifest of the manifest part")
+	flag.StringVar(&only, "only", "", "comma-separated parts to run (process, broker, sweep, instances, soak, list, writes, tracking, webhooks, render, booking, manifest); empty runs all but soak")
 	registerLoadFlags()
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
@@ -136,10 +138,11 @@ func run(ctx context.Context, out string, rows, samples int, duration time.Durat
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "shipd-bench: "+format+"\n", args...) }
 
 // benchInProcess runs the parts measured on a shipd instance in this
-// process (list, writes, tracking, webhooks), when any is asked for.
+// process (list, writes, tracking, webhooks, render, booking, manifest),
+// when any is asked for.
 func benchInProcess(ctx context.Context, dsn string, owned bool, wants func(string) bool, rows, samples int, duration time.Duration,
 	parcels, deliveries int, body *strings.Builder) error {
-	if !slices.ContainsFunc([]string{"list", "writes", "tracking", "webhooks", "render", "booking"}, wants) {
+	if !slices.ContainsFunc([]string{"list", "writes", "tracking", "webhooks", "render", "booking", "manifest"}, wants) {
 		return nil
 	}
 	env, err := startService(ctx, dsn, nil)
@@ -158,6 +161,7 @@ func benchInProcess(ctx context.Context, dsn string, owned bool, wants func(stri
 		{"webhooks", func() error { return benchWebhooks(ctx, env, dsn, deliveries, samples, body) }},
 		{"render", func() error { return benchRender(body) }},
 		{"booking", func() error { return benchBooking(ctx, env, dsn, bookings, body) }},
+		{"manifest", func() error { return benchManifest(ctx, env, dsn, body) }},
 	}
 	for _, p := range parts {
 		if !wants(p.name) {

@@ -7,9 +7,9 @@ import (
 )
 
 // profilePhase starts a CPU profile of one phase of the run when
-// BENCH_CPUPROFILE names it as phase=path (writes, webhooks, booking); -cpuprofile
-// covers the whole run instead. The returned stop ends it; it does nothing
-// when no profile was asked for this phase.
+// BENCH_CPUPROFILE names it as phase=path (writes, webhooks, booking,
+// manifest); -cpuprofile covers the whole run instead. The returned stop
+// ends it; it does nothing when no profile was asked for this phase.
 func profilePhase(phase string) (stop func(), err error) {
 	name, path, ok := strings.Cut(os.Getenv("BENCH_CPUPROFILE"), "=")
 	if !ok || name != phase {
