@@ -195,14 +195,21 @@ func (r *PickupRepository) change(ctx context.Context, tx *sqlx.Tx, id string, f
 	return p, messaging.PublishAll(ctx, r.outbox, tx, events)
 }
 
-// Forget removes a pickup and what it holds, in a transaction of its own.
+// Forget removes a pickup being ordered and what it holds, in a
+// transaction of its own; a pickup in any other status (one a concurrent
+// resolution scheduled, say) keeps its row and its shipments.
 func (r *PickupRepository) Forget(ctx context.Context, id string) error {
 	return postgres.InOwnTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		var gone int
+		if err := tx.GetContext(ctx, &gone, `WITH p AS (DELETE FROM dispatch.pickups WHERE id = $1 AND status = 'ordering' RETURNING id)
+			SELECT count(*) FROM p`, id); err != nil {
+			return fmt.Errorf("forgetting the pickup: %w", err)
+		}
+		if gone == 0 {
+			return nil
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatch.pickup_shipments WHERE pickup_id = $1`, id); err != nil {
 			return fmt.Errorf("forgetting the pickup's shipments: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM dispatch.pickups WHERE id = $1 AND status = 'ordering'`, id); err != nil {
-			return fmt.Errorf("forgetting the pickup: %w", err)
 		}
 		return nil
 	})

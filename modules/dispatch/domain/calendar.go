@@ -60,10 +60,12 @@ func CheckDate(errs fault.FieldErrors, path, s string, now time.Time) time.Time 
 // TimeOfDay is minutes after midnight, local to the pickup address.
 type TimeOfDay int
 
-// ParseTimeOfDay reads "15:04" (hours 00 to 23, or 24:00 for a day's end).
+// ParseTimeOfDay reads "15:04" (hours 00 to 23, or 24:00 for a day's end):
+// two digits each, as the API document's pattern says (strconv.Atoi alone
+// would take "+9:00" for 09:00).
 func ParseTimeOfDay(s string) (TimeOfDay, bool) {
 	h, m, ok := strings.Cut(s, ":")
-	if !ok || len(h) != 2 || len(m) != 2 {
+	if !ok || !twoDigits(h) || !twoDigits(m) {
 		return 0, false
 	}
 	hh, err1 := strconv.Atoi(h)
@@ -72,6 +74,10 @@ func ParseTimeOfDay(s string) (TimeOfDay, bool) {
 		return 0, false
 	}
 	return TimeOfDay(hh*60 + mm), true
+}
+
+func twoDigits(s string) bool {
+	return len(s) == 2 && '0' <= s[0] && s[0] <= '9' && '0' <= s[1] && s[1] <= '9'
 }
 
 func (t TimeOfDay) String() string { return fmt.Sprintf("%02d:%02d", int(t)/60, int(t)%60) }
