@@ -144,7 +144,7 @@ func New(r Request, c Context) (*Pickup, error) {
 		weight += sh.WeightKG()
 	}
 	if r.ParcelCount != nil {
-		if *r.ParcelCount < parcels {
+		if *r.ParcelCount >= 1 && *r.ParcelCount < parcels { // below 1 is check's
 			errs.Add("parcel_count", "must be at least the "+strconv.Itoa(parcels)+" parcels of the shipments named")
 		}
 		parcels = *r.ParcelCount
@@ -159,15 +159,17 @@ func New(r Request, c Context) (*Pickup, error) {
 	if contact == nil {
 		contact = c.DefaultContact
 	}
+	// A default's problems are told as the request's (check told the
+	// request's own already).
 	if address == nil {
 		errs.Add("address", "is required: no shipment of this channel names an origin address to default to")
 	} else if r.Address == nil {
-		*address = domain.CheckAddress(errs, "address", *address)
+		domain.CheckAddress(errs, "address", *address)
 	}
 	if contact == nil {
 		errs.Add("contact", "is required: no shipment of this channel names a sender to default to")
 	} else if r.Contact == nil {
-		*contact = domain.CheckContact(errs, "contact", *contact)
+		domain.CheckContact(errs, "contact", *contact)
 	}
 	date, _ := domain.ParseDate(r.Date)
 	if windowOK && len(errs) == 0 {
