@@ -76,8 +76,14 @@ func TestEveryPostReplaysWithItsKey(t *testing.T) {
 	apptest.Eventually(t, 10*time.Second, "the dispatch module knows the shipment", func() bool {
 		return state(`SELECT count(*)::text FROM dispatch.shipments WHERE id = $1 AND status = 'created'`, id) == "1"
 	})
-	once("manifest", apptest.Request{Method: http.MethodPost, Path: "/v1/manifests", Body: map[string]any{"shipping_channel_id": channel,
+	manifest := once("manifest", apptest.Request{Method: http.MethodPost, Path: "/v1/manifests", Body: map[string]any{"shipping_channel_id": channel,
 		"shipment_ids": []string{id}}}, http.StatusCreated, `SELECT count(*)::text FROM dispatch.manifests`)
+	// The shipment takes in its manifest (a version of its own) before its
+	// cancel's replay is compared.
+	apptest.Eventually(t, 10*time.Second, "the shipment on its manifest", func() bool {
+		res := env.Do(apptest.Request{Method: http.MethodGet, Path: "/v1/shipments/" + id, Key: key})
+		return res.Data(t)["manifest_id"] == manifest.Data(t)["id"]
+	})
 	// A shipment the carrier holds whose label is being fetched: asking
 	// for the label again is accepted as it stands (ADR 0041).
 	held := shipment(channel)
