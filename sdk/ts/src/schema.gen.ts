@@ -428,6 +428,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pickups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pickups
+         * @description Requires the `shipments:read` permission. Newest first.
+         */
+        get: operations["listPickups"];
+        put?: never;
+        /**
+         * Order a courier pickup
+         * @description Requires the `shipments:write` permission. Orders the channel's carrier to collect parcels on a date within a window. The request's own problems, the channel's and the shipments' (unknown, of another account or channel, not created at the carrier, cancelled, on another active pickup) and a window the carrier does not offer on the date (GET /shipping-channels/{id}/pickup-availability) are each a 422 naming the field, before the carrier is asked. A carrier's refusal is a 422 with its reasons; a carrier that cannot be reached a 503, with nothing stored. One pickup a channel a date: a second is refused while the first stands. The address and contact default to the first named shipment's origin and sender, else the channel's newest shipment's. The pickup is stored before the carrier is asked, so an order whose answer was lost (a crash) is never ordered again: it becomes unconfirmed, or, where the carrier confirms later, is resumed.
+         */
+        post: operations["orderPickup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pickups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a pickup
+         * @description Requires the `shipments:read` permission.
+         */
+        get: operations["getPickup"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a pickup
+         * @description Requires the `shipments:write` permission. Cancels the pickup at the carrier where the carrier takes cancels through its API (GET /providers: dispatch.pickup_cancel), and answers it, cancelled; a carrier that does not, or no longer does, is a 409 with the reason. An unconfirmed pickup is cancelled in shipd only (there is no number to cancel it by at the carrier): check with the carrier.
+         */
+        delete: operations["cancelPickup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/shipping-channels/{id}/pickup-availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pickup windows a channel's carrier offers on a date
+         * @description Requires the `shipments:read` permission. Asks the carrier where it says (DPD Poland, Allegro, DHL Express: GET /providers dispatch.pickup_availability is carrier), else answers shipd's defaults: 08:00 to 18:00 Monday to Friday, none at the weekend. A date in the past or more than 60 days ahead is a 422; a channel whose carrier takes no pickups a 422; one not active a 409.
+         */
+        get: operations["getPickupAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manifests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List manifests
+         * @description Requires the `shipments:read` permission. Newest first.
+         */
+        get: operations["listManifests"];
+        put?: never;
+        /**
+         * Hand shipments over on a manifest
+         * @description Requires the `shipments:write` permission. Hands the channel's shipments over: those named, or, without shipment_ids, every created shipment of the channel not yet on a manifest. The carrier's document where the carrier makes one (GET /providers: dispatch.manifest is carrier), shipd's handover document (an A4 PDF listing every parcel with its tracking number as a Code 128 barcode, counts, weights, sender, date and signature boxes) where it does not or answers none. A shipment is on one manifest at most. Problems are each a 422 naming the field before the carrier is asked; a carrier that cannot be reached is a 503 with nothing stored.
+         */
+        post: operations["createManifest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manifests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a manifest
+         * @description Requires the `shipments:read` permission.
+         */
+        get: operations["getManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manifests/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a manifest's document
+         * @description Requires the `shipments:read` permission. The manifest's PDF: the carrier's, or shipd's handover document (the manifest's document says which).
+         */
+        get: operations["downloadManifestDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "shipping_channel.created": {
@@ -690,6 +822,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "pickup.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The pickup.created event
+         * @description POSTed to each active subscription whose events include pickup.created. Answer with any 2xx within the timeout; other answers and errors are retried with backoff.
+         */
+        post: operations["webhook_pickup_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pickup.unconfirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The pickup.unconfirmed event
+         * @description POSTed to each active subscription whose events include pickup.unconfirmed. Answer with any 2xx within the timeout; other answers and errors are retried with backoff.
+         */
+        post: operations["webhook_pickup_unconfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pickup.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The pickup.cancelled event
+         * @description POSTed to each active subscription whose events include pickup.cancelled. Answer with any 2xx within the timeout; other answers and errors are retried with backoff.
+         */
+        post: operations["webhook_pickup_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "manifest.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The manifest.created event
+         * @description POSTed to each active subscription whose events include manifest.created. Answer with any 2xx within the timeout; other answers and errors are retried with backoff.
+         */
+        post: operations["webhook_manifest_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -830,7 +1042,7 @@ export interface components {
              * @description Absolute http or https URL, without a user name or password, spaces or control characters anywhere (percent-encode them: %20 for a space).
              */
             url: string;
-            /** @description At most one item per event type (13); a repeat is kept once. */
+            /** @description At most one item per event type (17); a repeat is kept once. */
             events: components["schemas"]["EventType"][];
             /** @description At least 8 characters, not only white space. On create, generated when absent (and returned once as generated_secret); an empty one is refused. On update, absent or empty keeps the current secret. */
             secret?: string | null;
@@ -865,7 +1077,7 @@ export interface components {
             retry_after?: number;
         };
         /** @enum {string} */
-        EventType: "shipping_channel.created" | "shipping_channel.updated" | "shipping_channel.deleted" | "shipping_channel.validated" | "shipping_channel.status_changed" | "shipment.created" | "shipment.updated" | "shipment.deleted" | "shipment.status_changed" | "tracking_parcel.created" | "tracking_parcel.updated" | "tracking_parcel.deleted" | "tracking_parcel.status_changed";
+        EventType: "shipping_channel.created" | "shipping_channel.updated" | "shipping_channel.deleted" | "shipping_channel.validated" | "shipping_channel.status_changed" | "shipment.created" | "shipment.updated" | "shipment.deleted" | "shipment.status_changed" | "tracking_parcel.created" | "tracking_parcel.updated" | "tracking_parcel.deleted" | "tracking_parcel.status_changed" | "pickup.created" | "pickup.unconfirmed" | "pickup.cancelled" | "manifest.created";
         Event_shipment_created: {
             /** @description Event id, same as the Webhook-Id header. */
             id: string;
@@ -1186,6 +1398,7 @@ export interface components {
             max_parcels_per_shipment: number;
             /** @description The heaviest parcel this provider takes, in kilograms, where shipd knows the carrier's limit (absent: the carrier judges when it books). A product type may have a tighter limit of its own. A heavier parcel is refused with 422 on parcels.N.weight_amount when the shipment is created. */
             max_parcel_weight_kg?: number;
+            dispatch: components["schemas"]["ProviderDispatch"];
         };
         ProviderList: {
             data: components["schemas"]["Provider"][];
@@ -1457,7 +1670,7 @@ export interface components {
              * @description Absolute http or https URL, without a user name or password, spaces or control characters anywhere (percent-encode them: %20 for a space).
              */
             url?: string | null;
-            /** @description At most one item per event type (13); a repeat is kept once. */
+            /** @description At most one item per event type (17); a repeat is kept once. */
             events?: components["schemas"]["EventType"][] | null;
             /** @description At least 8 characters, not only white space. On create, generated when absent (and returned once as generated_secret); an empty one is refused. On update, absent or empty keeps the current secret. */
             secret?: string | null;
@@ -1528,12 +1741,257 @@ export interface components {
             message: string;
         };
         /** @description One event as POSTed to a subscription's url: the body of every webhook delivery, told apart by type. The webhooks of this document describe each delivery's headers and signatures. */
-        WebhookEvent: components["schemas"]["Event_shipment_created"] | components["schemas"]["Event_shipment_deleted"] | components["schemas"]["Event_shipment_status_changed"] | components["schemas"]["Event_shipment_updated"] | components["schemas"]["Event_shipping_channel_created"] | components["schemas"]["Event_shipping_channel_deleted"] | components["schemas"]["Event_shipping_channel_status_changed"] | components["schemas"]["Event_shipping_channel_updated"] | components["schemas"]["Event_shipping_channel_validated"] | components["schemas"]["Event_tracking_parcel_created"] | components["schemas"]["Event_tracking_parcel_deleted"] | components["schemas"]["Event_tracking_parcel_status_changed"] | components["schemas"]["Event_tracking_parcel_updated"];
+        WebhookEvent: components["schemas"]["Event_shipment_created"] | components["schemas"]["Event_shipment_deleted"] | components["schemas"]["Event_shipment_status_changed"] | components["schemas"]["Event_shipment_updated"] | components["schemas"]["Event_shipping_channel_created"] | components["schemas"]["Event_shipping_channel_deleted"] | components["schemas"]["Event_shipping_channel_status_changed"] | components["schemas"]["Event_shipping_channel_updated"] | components["schemas"]["Event_shipping_channel_validated"] | components["schemas"]["Event_tracking_parcel_created"] | components["schemas"]["Event_tracking_parcel_deleted"] | components["schemas"]["Event_tracking_parcel_status_changed"] | components["schemas"]["Event_tracking_parcel_updated"] | components["schemas"]["Event_pickup_created"] | components["schemas"]["Event_pickup_unconfirmed"] | components["schemas"]["Event_pickup_cancelled"] | components["schemas"]["Event_manifest_created"];
         /**
          * @description Whether the resource is in use.
          * @enum {string}
          */
         ActiveStatus: "active" | "inactive";
+        /** @description What the provider offers of courier pickups (/v1/pickups) and handover manifests (/v1/manifests). */
+        ProviderDispatch: {
+            /** @description The carrier takes courier pickup orders through its API. */
+            pickups: boolean;
+            /** @description An ordered pickup can be cancelled (DELETE /v1/pickups/{id}). */
+            pickup_cancel: boolean;
+            /**
+             * @description Where GET /v1/shipping-channels/{id}/pickup-availability takes its windows from: the carrier, asked per date and address, or shipd's documented defaults (Monday to Friday, 08:00 to 18:00).
+             * @enum {string}
+             */
+            pickup_availability: "carrier" | "channel_defaults" | "none";
+            /**
+             * @description What a pickup order names: the shipments to collect (required), shipments or a parcel count and weight (optional), or a count and weight only (counts; shipments named are counted).
+             * @enum {string}
+             */
+            pickup_shipments: "required" | "optional" | "counts";
+            /**
+             * @description Whose document a manifest gets: the carrier's (shipd's own when the carrier makes none for a call) or shipd's handover document.
+             * @enum {string}
+             */
+            manifest: "carrier" | "shipd";
+            /**
+             * @description Whether a shipment on a manifest can still be cancelled: allowed, refused by shipd, or left to the carrier.
+             * @enum {string}
+             */
+            cancel_after_manifest: "allowed" | "refused" | "carrier";
+            /** @description What a user should know, e.g. why the provider has no pickups. */
+            note?: string;
+        };
+        /** @description Who the courier asks for: a company or a person, and a phone number. */
+        PickupContactInput: {
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
+            company_name?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
+            first_name?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
+            last_name?: string | null;
+            /**
+             * Format: email
+             * @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field.
+             */
+            email_address?: string | null;
+            /** @description No control characters or line breaks, nor invisible formatting characters (Unicode's Cf: bidi overrides, zero-width characters): 422 naming the field. */
+            phone_number: string;
+        };
+        CreatePickup: {
+            shipping_channel_id: string;
+            /**
+             * Format: date
+             * @description The day of the pickup, the pickup address's local date; not in the past, at most 60 days ahead.
+             */
+            date: string;
+            /** @description When the parcels are ready, HH:MM local to the address. */
+            ready_from: string;
+            /** @description Until when the courier can come (the place closes), HH:MM, later than ready_from. The window must lie within one the carrier offers on the date. */
+            ready_until: string;
+            address?: components["schemas"]["AddressInput"];
+            contact?: components["schemas"]["PickupContactInput"];
+            /** @description The shipments to collect (created at the carrier, of the channel); required where the provider collects named shipments only (dispatch.pickup_shipments is required). Left out: parcel_count and total_weight_kg. */
+            shipment_ids?: string[] | null;
+            /** @description How many parcels; with shipment_ids at least theirs (their count when left out). */
+            parcel_count?: number | null;
+            /** @description Their total weight in kg (the shipments' when left out). */
+            total_weight_kg?: number | null;
+            /** @description A note to the courier. No control characters or line breaks: 422 naming the field. */
+            note?: string;
+        };
+        CreateManifest: {
+            shipping_channel_id: string;
+            /** @description The shipments to hand over; left out or null: every created shipment of the channel not yet on a manifest. */
+            shipment_ids?: string[] | null;
+        };
+        Pickup: {
+            id: string;
+            shipping_channel_id: string;
+            provider: string;
+            /**
+             * @description ordering: the carrier is being asked; scheduled: it confirmed; unconfirmed: shipd lost its answer and the carrier may hold the order (check with the carrier, then cancel it here); cancelled.
+             * @enum {string}
+             */
+            status: "ordering" | "scheduled" | "unconfirmed" | "cancelled";
+            /** Format: date */
+            date: string;
+            ready_from: string;
+            ready_until: string;
+            address: components["schemas"]["Address"];
+            contact: {
+                company_name: string;
+                first_name: string;
+                last_name: string;
+                email_address: string;
+                phone_number: string;
+            };
+            shipment_ids: string[];
+            parcel_count: number;
+            total_weight_kg: number;
+            note: string;
+            /** @description The carrier's number of the order; null until it confirmed. */
+            confirmation_number: string | null;
+            /** @description What the carrier confirmed of the window; null where it confirmed nothing (the requested one stands). */
+            confirmed: {
+                date: string | null;
+                ready_from: string | null;
+                ready_until: string | null;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            cancelled_at: string | null;
+        };
+        Manifest: {
+            id: string;
+            shipping_channel_id: string;
+            provider: string;
+            /** @enum {string} */
+            status: "creating" | "created";
+            /** Format: date */
+            date: string;
+            shipment_ids: string[];
+            shipment_count: number;
+            parcel_count: number;
+            total_weight_kg: number;
+            sender_contact: {
+                company_name: string;
+                first_name: string;
+                last_name: string;
+                email_address: string;
+                phone_number: string;
+            };
+            origin_address: components["schemas"]["Address"];
+            /**
+             * @description Who made the document (GET /manifests/{id}/document): the carrier, or shipd's handover document.
+             * @enum {string}
+             */
+            document: "carrier" | "shipd";
+            /** @description The carrier's name for the manifest (a protocol number, a date); null when it has none. */
+            carrier_reference: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PickupResponse: {
+            data: components["schemas"]["Pickup"];
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
+        };
+        PickupList: {
+            data: components["schemas"]["Pickup"][];
+            meta: components["schemas"]["PageMeta"];
+            links: components["schemas"]["PageLinks"];
+        };
+        ManifestResponse: {
+            data: components["schemas"]["Manifest"];
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
+        };
+        ManifestList: {
+            data: components["schemas"]["Manifest"][];
+            meta: components["schemas"]["PageMeta"];
+            links: components["schemas"]["PageLinks"];
+        };
+        PickupAvailabilityResponse: {
+            data: {
+                shipping_channel_id: string;
+                /** Format: date */
+                date: string;
+                /** @enum {string} */
+                source: "carrier" | "channel_defaults";
+                windows: {
+                    ready_from: string;
+                    ready_until: string;
+                    /** @description The time of day on that date by which the carrier must have the order; absent when it names none. */
+                    order_by?: string;
+                }[];
+            };
+            /** @description What was done or read, for people: "Shipment retrieved successfully", "Shipment created successfully". */
+            message: string;
+        };
+        Event_pickup_created: {
+            /** @description Event id, same as the Webhook-Id header. */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pickup.created";
+            data: {
+                pickup: components["schemas"]["Pickup"];
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        Event_pickup_unconfirmed: {
+            /** @description Event id, same as the Webhook-Id header. */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pickup.unconfirmed";
+            data: {
+                pickup: components["schemas"]["Pickup"];
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        Event_pickup_cancelled: {
+            /** @description Event id, same as the Webhook-Id header. */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pickup.cancelled";
+            data: {
+                pickup: components["schemas"]["Pickup"];
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        Event_manifest_created: {
+            /** @description Event id, same as the Webhook-Id header. */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "manifest.created";
+            data: {
+                manifest: components["schemas"]["Manifest"];
+            } & {
+                [key: string]: unknown;
+            };
+        };
     };
     responses: {
         /** @description Malformed request: body not a JSON object, Content-Type not application/json, body over 1 MiB, text in the body that cannot be kept as sent (bytes that are not UTF-8, a \u escape of half a surrogate pair, U+0000), malformed id, bad Idempotency-Key. */
@@ -3040,6 +3498,362 @@ export interface operations {
             };
         };
     };
+    listPickups: {
+        parameters: {
+            query?: {
+                page?: components["parameters"]["Page"];
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only pickups of this channel. */
+                shipping_channel_id?: string;
+                /** @description Only pickups on this date. */
+                date?: string;
+                /** @description Only pickups in this status. */
+                status?: "ordering" | "scheduled" | "unconfirmed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pickups. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickupList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    orderPickup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST repeatable for 24 hours: the same key with the same request (same method, path and JSON body; whitespace and member order do not matter) replays the stored answer (with Idempotent-Replayed: true); with a different request it is a 422 idempotency_key_reused; while the first is in flight a 409. The answer is stored in the same transaction as what the request created or changed, so a retry after a crash or a lost answer never creates a second resource. 5xx answers are not stored: the key is free to retry. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePickup"];
+            };
+        };
+        responses: {
+            /** @description Ordered: the carrier confirmed it. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPickup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pickup. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelPickup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickupResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPickupAvailability: {
+        parameters: {
+            query: {
+                /** @description The date asked about. */
+                date: string;
+            };
+            header?: never;
+            path: {
+                /** @description The resource id. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PickupAvailabilityResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listManifests: {
+        parameters: {
+            query?: {
+                page?: components["parameters"]["Page"];
+                per_page?: components["parameters"]["PerPage"];
+                /** @description Only manifests of this channel. */
+                shipping_channel_id?: string;
+                /** @description Only manifests of this date. */
+                date?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of manifests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManifestList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createManifest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST repeatable for 24 hours: the same key with the same request (same method, path and JSON body; whitespace and member order do not matter) replays the stored answer (with Idempotent-Replayed: true); with a different request it is a 422 idempotency_key_reused; while the first is in flight a 409. The answer is stored in the same transaction as what the request created or changed, so a retry after a crash or a lost answer never creates a second resource. 5xx answers are not stored: the key is free to retry. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateManifest"];
+            };
+        };
+        responses: {
+            /** @description Created, with its document. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManifestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManifestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadManifestDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description attachment; filename="manifest-<id>.pdf". */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     webhook_shipping_channel_created: {
         parameters: {
             query?: never;
@@ -3593,6 +4407,182 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Event_tracking_parcel_status_changed"];
+            };
+        };
+        responses: {
+            /** @description Received; no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: the delivery is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_pickup_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description The delivery log id of this attempt. */
+                "X-Service-Delivery": string;
+                /** @description Unix time of the attempt. */
+                "X-Service-Timestamp": string;
+                /** @description sha256= and the hex HMAC-SHA256 of the raw body keyed with the subscription's secret. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the event id, the same on every attempt. */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: Unix time of the attempt. */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of id.timestamp.body. */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_pickup_created"];
+            };
+        };
+        responses: {
+            /** @description Received; no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: the delivery is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_pickup_unconfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description The delivery log id of this attempt. */
+                "X-Service-Delivery": string;
+                /** @description Unix time of the attempt. */
+                "X-Service-Timestamp": string;
+                /** @description sha256= and the hex HMAC-SHA256 of the raw body keyed with the subscription's secret. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the event id, the same on every attempt. */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: Unix time of the attempt. */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of id.timestamp.body. */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_pickup_unconfirmed"];
+            };
+        };
+        responses: {
+            /** @description Received; no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: the delivery is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_pickup_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description The delivery log id of this attempt. */
+                "X-Service-Delivery": string;
+                /** @description Unix time of the attempt. */
+                "X-Service-Timestamp": string;
+                /** @description sha256= and the hex HMAC-SHA256 of the raw body keyed with the subscription's secret. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the event id, the same on every attempt. */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: Unix time of the attempt. */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of id.timestamp.body. */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_pickup_cancelled"];
+            };
+        };
+        responses: {
+            /** @description Received; no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer: the delivery is retried. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_manifest_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description The delivery log id of this attempt. */
+                "X-Service-Delivery": string;
+                /** @description Unix time of the attempt. */
+                "X-Service-Timestamp": string;
+                /** @description sha256= and the hex HMAC-SHA256 of the raw body keyed with the subscription's secret. */
+                "X-Service-Signature": string;
+                /** @description Standard Webhooks: the event id, the same on every attempt. */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: Unix time of the attempt. */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: v1, and the base64 HMAC-SHA256 of id.timestamp.body. */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event_manifest_created"];
             };
         };
         responses: {
