@@ -5,7 +5,8 @@
 // oapi-codegen). The hand-written rest is what a generator cannot know:
 // the API key, an Idempotency-Key on every POST, retries that honour
 // Retry-After, one error type for every error answer (*Error), iterators
-// over paginated lists, the label as a stream, and webhook verification.
+// over paginated lists, the label and a manifest's document as a stream,
+// and webhook verification.
 //
 //	c, err := shipd.New("https://shipd.example", apiKey)
 //	res, err := c.GetShipmentWithResponse(ctx, "sh_…")

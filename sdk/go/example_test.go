@@ -45,3 +45,27 @@ func Example() {
 		w.WriteHeader(http.StatusNoContent)
 	})
 }
+
+// The README's end of the day: a courier for the day's shipments, and
+// their handover manifest with its PDF.
+func Example_shippingDay() {
+	ctx := context.Background()
+	c, _ := shipd.New("http://127.0.0.1:8080", os.Getenv("SHIPD_API_KEY"))
+	chID, shID := "ch_…", "sh_…" // an active channel, a shipment of it the carrier created
+	day := shipd.Date{Time: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)}
+	w, _ := c.GetPickupAvailabilityWithResponse(ctx, chID, &shipd.GetPickupAvailabilityParams{Date: day}) // windows, order-by times
+	p, _ := c.OrderPickupWithResponse(ctx, nil, shipd.CreatePickup{ShippingChannelId: chID, Date: day,
+		ReadyFrom: w.JSON200.Data.Windows[0].ReadyFrom, ReadyUntil: w.JSON200.Data.Windows[0].ReadyUntil,
+		ShipmentIds: &[]string{shID}}) // 201 scheduled, with the carrier's confirmation_number
+	log.Print(*p.JSON201.Data.ConfirmationNumber)
+	m, _ := c.CreateManifestWithResponse(ctx, nil, shipd.CreateManifest{ShippingChannelId: chID}) // every created shipment on no manifest
+	f, _ := os.Create(m.JSON201.Data.Id + ".pdf")
+	c.DownloadManifest(ctx, m.JSON201.Data.Id, f) // the handover PDF, streamed
+	// The day's pickups, every page.
+	for pickup, err := range c.Pickups(ctx, &shipd.ListPickupsParams{Date: &day}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		log.Print(pickup.Id, pickup.Status)
+	}
+}

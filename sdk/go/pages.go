@@ -107,3 +107,29 @@ func (c *Client) WebhookLogs(ctx context.Context, subscriptionID string, params 
 		return res.JSON200.Data, &res.JSON200.Meta, nil
 	})
 }
+
+// Pickups yields every courier pickup that params selects (a channel, a
+// date, a status), all pages of them.
+func (c *Client) Pickups(ctx context.Context, params *ListPickupsParams) iter.Seq2[Pickup, error] {
+	return pages(ctx, func(ctx context.Context, page int) ([]Pickup, *PageMeta, error) {
+		p := withPage(params, page, func(p *ListPickupsParams, n *int) { p.Page = n })
+		res, err := c.ListPickupsWithResponse(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.JSON200.Data, &res.JSON200.Meta, nil
+	})
+}
+
+// Manifests yields every manifest that params selects (a channel, a
+// date), all pages of them.
+func (c *Client) Manifests(ctx context.Context, params *ListManifestsParams) iter.Seq2[Manifest, error] {
+	return pages(ctx, func(ctx context.Context, page int) ([]Manifest, *PageMeta, error) {
+		p := withPage(params, page, func(p *ListManifestsParams, n *int) { p.Page = n })
+		res, err := c.ListManifestsWithResponse(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.JSON200.Data, &res.JSON200.Meta, nil
+	})
+}

@@ -1,6 +1,8 @@
 import createClient from "openapi-fetch";
 import { init, unwrap, type Api, type RequestOptions } from "./call.js";
 import { Channels } from "./channels.js";
+import { Manifests } from "./manifests.js";
+import { Pickups } from "./pickups.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry.js";
 import { Shipments } from "./shipments.js";
 import { WebhookSubscriptions } from "./subscriptions.js";
@@ -24,17 +26,19 @@ export interface ShipdOptions {
 
 /**
  * A shipd client. Resources (`channels`, `shipments`, `trackingParcels`,
- * `webhookSubscriptions`) return the answer's body as the OpenAPI document
- * types it and throw ShipdError for an error answer; list methods return
- * a Paginator. `api` is the typed openapi-fetch client underneath (every
- * operation by path and method, the same retries and keys) for anything
- * the resources do not cover.
+ * `pickups`, `manifests`, `webhookSubscriptions`) return the answer's body
+ * as the OpenAPI document types it and throw ShipdError for an error
+ * answer; list methods return a Paginator. `api` is the typed openapi-fetch
+ * client underneath (every operation by path and method, the same retries
+ * and keys) for anything the resources do not cover.
  */
 export class Shipd {
   readonly api: Api;
   readonly channels: Channels;
   readonly shipments: Shipments;
   readonly trackingParcels: TrackingParcels;
+  readonly pickups: Pickups;
+  readonly manifests: Manifests;
   readonly webhookSubscriptions: WebhookSubscriptions;
 
   constructor(o: ShipdOptions) {
@@ -52,6 +56,8 @@ export class Shipd {
     this.channels = new Channels(this.api);
     this.shipments = new Shipments(this.api);
     this.trackingParcels = new TrackingParcels(this.api);
+    this.pickups = new Pickups(this.api);
+    this.manifests = new Manifests(this.api);
     this.webhookSubscriptions = new WebhookSubscriptions(this.api);
   }
 

@@ -3,6 +3,8 @@ export type { Api, RequestOptions } from "./call.js";
 export { Channels } from "./channels.js";
 export { Shipments, ShipmentRefusedError, type WaitOptions } from "./shipments.js";
 export { TrackingParcels } from "./tracking.js";
+export { Pickups } from "./pickups.js";
+export { Manifests, type ManifestDocument } from "./manifests.js";
 export { WebhookSubscriptions } from "./subscriptions.js";
 export { Paginator, type Page } from "./pages.js";
 export type { LabelFile } from "./label.js";

@@ -36,3 +36,21 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * The first weekday at least two days after now (UTC), as YYYY-MM-DD: the
+ * sandbox collects on it in both its windows, whose order-by times are still
+ * ahead.
+ */
+export function pickupDay(now = new Date()): string {
+  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 2));
+  while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() + 1);
+  return day.toISOString().slice(0, 10);
+}
+
+/** The Sunday after a weekday date (YYYY-MM-DD): the sandbox collects on none. */
+export function sundayAfter(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() + 7 - day.getUTCDay());
+  return day.toISOString().slice(0, 10);
+}
