@@ -115,7 +115,10 @@ func tickOnly(choices []shipmentChoice, ids []string, reasons map[string][]strin
 }
 
 // pickupsTaken are the shipments on the channel's pickups that are not
-// cancelled (the API refuses a shipment on two of them).
+// cancelled (the API refuses a shipment on two of them). The lists are read
+// models: moments after a pickup or manifest was made they may not hold it
+// yet, and a form then offers its shipments; the API refuses them, and the
+// page says so by their rows.
 func (d *Dashboard) pickupsTaken(w http.ResponseWriter, r *http.Request, s auth.Session, channelID string) (map[string]bool, bool) {
 	pickups, _, ok := readPages[dispatchcontract.Pickup](d, w, r, s, "/pickups?"+url.Values{"shipping_channel_id": {channelID}}.Encode(), takenPages, "pickup")
 	if !ok {
