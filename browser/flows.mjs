@@ -3,7 +3,7 @@
 // then runs this with their addresses in the environment. Each step leaves a
 // screenshot in ARTIFACTS; the first failure ends the run with exit code 1.
 import { chromium } from "playwright-core";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const env = (name) => {
@@ -201,6 +201,107 @@ await step("shipment-label", async () => {
   const body = await res.body();
   expect(res.status() === 200 && body.subarray(0, 4).toString() === "%PDF", `the label download: ${res.status()} ${body.subarray(0, 8)}`);
   expect((res.headers()["content-disposition"] || "").startsWith("attachment"), "the label is not offered as a download");
+});
+
+// The shipping day: two more shipments of the channel, a courier pickup of
+// all three on a weekday at least two days ahead (the sandbox's windows
+// there are open whatever the time of day now), then a manifest of them and
+// its PDF downloaded.
+let moreShipments = [];
+await step("create-shipments", async () => {
+  for (const ref of ["BROWSER-1002", "BROWSER-1003"]) {
+    const created = await api("POST", "/shipments", key, {
+      shipping_channel_id: channelID,
+      reference_number: ref,
+      sender_contact: { company_name: "Acme s.r.o.", email_address: "ship@acme.test", phone_number: "+420111222333" },
+      recipient_contact: { first_name: "Petr", last_name: "Svoboda", email_address: "petr@example.test", phone_number: "+420777000111" },
+      origin_address: { street_name: "Skladová", house_number: "1", city_name: "Praha", postal_code: "11000", country_code: "CZ" },
+      destination_address: { street_name: "Masarykova", house_number: "5", city_name: "Olomouc", postal_code: "77900", country_code: "CZ" },
+      parcels: [{ parcel_type: "package", length_dimension: 40, width_dimension: 30, height_dimension: 20, dimension_unit: "CM", weight_amount: 2, weight_unit: "KG" }],
+    });
+    moreShipments.push(created.data.id);
+  }
+  // Booked by the carrier in the background, then listed by a read model.
+  for (let i = 0; i < 120; i++) {
+    await page.goto(base + "/dashboard/shipments?status=created&search=BROWSER-");
+    if ((await page.locator("tr[data-shipment-id]").count()) === 3) return;
+    await page.waitForTimeout(500);
+  }
+  throw new Error("the three shipments are not listed as created");
+});
+
+// pickupDate is the first weekday at least two days ahead (UTC, the
+// sandbox's clock): its windows are 09:00-12:00 and 12:00-17:00.
+function pickupDate() {
+  const d = new Date();
+  d.setUTCDate(d.getUTCDate() + 2);
+  while (d.getUTCDay() === 0 || d.getUTCDay() === 6) d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+const pickupOn = pickupDate();
+
+await step("pickup-form", async () => {
+  await Promise.all([page.waitForEvent("load"), page.locator("nav").getByText("Pickups").click()]);
+  expect((await mainText()).includes("No pickups yet."), "the pickup list is not empty to begin with");
+  await page.selectOption("#order-channel", channelID);
+  await page.fill("#order-date", pickupOn);
+  await submit("Show the windows");
+  const text = await mainText();
+  expect(text.includes("09:00–12:00") && text.includes("12:00–17:00"), `the sandbox's windows on ${pickupOn} are not offered:\n${text}`);
+  await page.check('input[name="window"][value="09:00-12:00"]');
+  const ticked = await page.locator('#pickup-shipments input[name="shipment_ids"]:checked').evaluateAll((els) => els.map((e) => e.value));
+  for (const id of [shipmentID, ...moreShipments]) expect(ticked.includes(id), `shipment ${id} is not ticked on the form (ticked: ${ticked})`);
+  await page.fill("#pickup-note", "Ring at gate B");
+});
+
+let confirmation;
+await step("order-pickup", async () => {
+  // The dispatch module learns of new shipments from their events: one
+  // booked moments ago may not be known yet, and the form says to try again.
+  for (let i = 0; i < 30; i++) {
+    await submit("Order the pickup");
+    const text = await mainText();
+    if (!text.includes("may not be known yet")) break;
+    await page.waitForTimeout(1000);
+  }
+  const notice = await page.locator(".notice").innerText().catch(() => "");
+  const m = notice.match(/confirmed it as (SBC-\d{8}-[A-Z0-9]+)/);
+  expect(m, `no confirmation number after ordering: ${await mainText()}`);
+  confirmation = m[1];
+  expect(confirmation.startsWith("SBC-" + pickupOn.replaceAll("-", "")), `the confirmation ${confirmation} is not of ${pickupOn}`);
+  // The notice names it at once; the list is a read model that follows.
+  const row = page.locator("tr[data-pickup-id]", { hasText: confirmation });
+  for (let i = 0; i < 60 && (await row.count()) === 0; i++) {
+    await page.waitForTimeout(500);
+    await page.goto(base + "/dashboard/pickups");
+  }
+  expect((await row.count()) === 1, "the pickup is not listed with its confirmation number");
+  const rowText = await row.innerText();
+  expect(rowText.includes("scheduled") && rowText.includes("09:00–12:00") && rowText.includes("Main warehouse"), `the pickup's row: ${rowText}`);
+});
+
+let manifestPDF;
+await step("manifest-page", async () => {
+  await Promise.all([page.waitForEvent("load"), page.locator("nav").getByText("Manifests").click()]);
+  await page.selectOption("#make-channel", channelID);
+  await submit("Make a manifest of every shipment on none yet");
+  expect((await mainText()).includes("Manifest made: 3 shipments with 3 parcels handed over."), `no word of the manifest: ${await mainText()}`);
+  for (let i = 0; i < 60 && (await page.locator("tr[data-manifest-id]").count()) === 0; i++) {
+    await page.waitForTimeout(500);
+    await page.goto(base + "/dashboard/manifests");
+  }
+  const row = page.locator("tr[data-manifest-id]");
+  expect((await row.count()) === 1, "the manifest is not listed");
+  expect((await row.innerText()).includes("Main warehouse"), "the manifest's row does not name its channel");
+});
+
+await step("download-manifest", async () => {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download PDF" }).click()]);
+  manifestPDF = join(artifacts, "manifest.pdf");
+  await download.saveAs(manifestPDF);
+  const body = readFileSync(manifestPDF);
+  expect(body.subarray(0, 5).toString() === "%PDF-", `the download is not a PDF: ${body.subarray(0, 8)}`);
+  expect(download.suggestedFilename().endsWith(".pdf"), `the download is named ${download.suggestedFilename()}`);
 });
 
 await step("another-accounts-shipment", async () => {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -16,12 +17,13 @@ import (
 	"shipd/platform/httpapi"
 )
 
-// The dashboard reads and changes channels, shipments, tracking and webhooks
-// through the service's own /v1 API, called in process with the signed-in
-// user's account as the principal (ADR 0027). It then sees exactly what that
-// account's keys see, validates input with the API's own rules, and imports
-// of the modules only their published contract types, which it reads the
-// answers into: no copy of a record to drift from it (architecture rule 7).
+// The dashboard reads and changes channels, shipments, tracking, pickups,
+// manifests and webhooks through the service's own /v1 API, called in
+// process with the signed-in user's account as the principal (ADR 0027). It
+// then sees exactly what that account's keys see, validates input with the
+// API's own rules, and imports of the modules only their published contract
+// types, which it reads the answers into: no copy of a record to drift from
+// it (architecture rule 7).
 
 // apiAnswer is what the API answered an in-process call.
 type apiAnswer struct {
@@ -141,6 +143,30 @@ func (d *Dashboard) read(w http.ResponseWriter, r *http.Request, s auth.Session,
 		return false
 	}
 	return true
+}
+
+// readPages reads the list at path (with its filters, without page or
+// per_page) a hundred items a call, at most pages calls; complete is false
+// when items were left unread. ok is false when the page was answered
+// already (a call failed). A generic function: Go has no generic methods.
+func readPages[T any](d *Dashboard, w http.ResponseWriter, r *http.Request, s auth.Session, path string, pages int, what string) (items []T, complete, ok bool) {
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	for page := 1; ; page++ {
+		var list apiList[T]
+		if !d.read(w, r, s, path+sep+"per_page=100&page="+strconv.Itoa(page), &list, what) {
+			return nil, false, false
+		}
+		items = append(items, list.Data...)
+		switch {
+		case page >= list.Meta.LastPage:
+			return items, true, true
+		case page >= pages:
+			return items, false, true
+		}
+	}
 }
 
 // readURLs reads the resource whose id the page's URL has ({id}); base is

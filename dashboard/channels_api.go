@@ -3,6 +3,8 @@ package dashboard
 import (
 	"encoding/json"
 	"strconv"
+
+	"shipd/platform/carrier"
 )
 
 // The carriers of GET /v1/providers, as far as the pages show them. A
@@ -17,6 +19,9 @@ type apiProvider struct {
 	ProductTypes []apiProductType `json:"product_types"`
 	LabelFormats []string         `json:"label_formats"`
 	SupportsCOD  bool             `json:"supports_cod"`
+	// Dispatch is what the carrier takes of pickups and manifests: the
+	// pickup form asks for a parcel count only where it takes one.
+	Dispatch carrier.DispatchInfo `json:"dispatch"`
 }
 
 // apiSetting is one key of a provider's settings.

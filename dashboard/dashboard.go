@@ -75,6 +75,7 @@ func (d *Dashboard) Register(r *mux.Router, api http.Handler) {
 	d.registerKeys(r)
 	d.registerChannels(r)
 	d.registerShipments(r)
+	d.registerDispatch(r)
 	d.registerWebhooks(r)
 }
 

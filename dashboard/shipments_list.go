@@ -138,17 +138,8 @@ func (d *Dashboard) shipmentsPage(w http.ResponseWriter, r *http.Request, s auth
 // channel names: up to channelFilterPages pages of 100. ok is false when the
 // page was answered already (the call failed).
 func (d *Dashboard) accountChannels(w http.ResponseWriter, r *http.Request, s auth.Session) ([]channelscontract.ShippingChannel, bool) {
-	var all []channelscontract.ShippingChannel
-	for page := 1; ; page++ {
-		var list apiList[channelscontract.ShippingChannel]
-		if !d.read(w, r, s, "/shipping-channels?per_page=100&page="+strconv.Itoa(page), &list, "shipping channel") {
-			return nil, false
-		}
-		all = append(all, list.Data...)
-		if page >= list.Meta.LastPage || page >= channelFilterPages {
-			return all, true
-		}
-	}
+	all, _, ok := readPages[channelscontract.ShippingChannel](d, w, r, s, "/shipping-channels", channelFilterPages, "shipping channel")
+	return all, ok
 }
 
 // shipmentsByTrackingNumber finds the account's shipments whose parcels'
