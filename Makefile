@@ -66,7 +66,7 @@ test-sdk-ts: build
 
 ## browser: the dashboard and /docs in headless Chromium (Debian's chromium,
 ## driven by playwright-core from npm): sign in, keys, channels, a shipment
-## and its label, a failed webhook log. Screenshots of every step go to
+## and its label, a failed webhook log, a courier pickup and a manifest. Screenshots of every step go to
 ## test-artifacts/browser/. Needs chromium and node (.ci/run installs them).
 browser:
 	@cd browser && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; }

@@ -58,6 +58,18 @@ func channelChoices(channels []channelscontract.ShippingChannel, selected string
 	return out
 }
 
+// activeChannels are the channels a pickup or a manifest can be made on:
+// the active ones (the API refuses the others).
+func activeChannels(channels []channelscontract.ShippingChannel) []channelscontract.ShippingChannel {
+	var out []channelscontract.ShippingChannel
+	for _, c := range channels {
+		if c.Status == "active" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // channelNames maps the channels' ids to their names.
 func channelNames(channels []channelscontract.ShippingChannel) map[string]string {
 	names := make(map[string]string, len(channels))

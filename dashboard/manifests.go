@@ -83,7 +83,7 @@ func (d *Dashboard) renderManifests(w http.ResponseWriter, r *http.Request, s au
 	}
 	names := channelNames(channels)
 	mv := manifestsView{Listed: a.OK(), Channels: channelChoices(channels, filters.Get("shipping_channel_id")),
-		Date: shownText(filters.Get("date")), MakeFrom: channelChoices(channels, ""),
+		Date: shownText(filters.Get("date")), MakeFrom: channelChoices(activeChannels(channels), ""),
 		Filtered: filters.Get("shipping_channel_id") != "" || filters.Get("date") != ""}
 	if mv.Listed {
 		for _, m := range list.Data {

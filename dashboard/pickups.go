@@ -124,7 +124,7 @@ func (d *Dashboard) renderPickups(w http.ResponseWriter, r *http.Request, s auth
 	}
 	names := channelNames(channels)
 	pv := pickupsView{Listed: a.OK(), Channels: channelChoices(channels, filters.Get("shipping_channel_id")),
-		Date: shownText(filters.Get("date")), OrderFrom: channelChoices(channels, ""),
+		Date: shownText(filters.Get("date")), OrderFrom: channelChoices(activeChannels(channels), ""),
 		OrderDate: d.limiter.Now().UTC().Format("2006-01-02"),
 		Filtered:  filters.Get("shipping_channel_id") != "" || filters.Get("date") != "" || filters.Get("status") != ""}
 	for _, st := range pickupStatuses {

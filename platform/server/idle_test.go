@@ -52,8 +52,13 @@ func TestIdleInstanceIsIdle(t *testing.T) {
 	// pg_stat_database within a second of a transaction's end.
 	perSecond := float64(after-before-2) / window.Seconds()
 	t.Logf("idle: %.1f transactions/s", perSecond)
-	if perSecond > 20 {
-		t.Errorf("an idle instance runs %.1f transactions/s, want at most 20", perSecond)
+	// Five modules: some 20 consumer groups and workers, each asking once
+	// a second at its safety interval (give or take a quarter), and the
+	// dispatch module's leftovers every 15 s; a reader or worker that
+	// polled instead of waiting for its signal would ask tens of times a
+	// second.
+	if perSecond > 30 {
+		t.Errorf("an idle instance runs %.1f transactions/s, want at most 30", perSecond)
 	}
 	if perSecond <= 0 {
 		t.Errorf("no transactions counted (%d then %d): the measurement does not see the instance", before, after)
