@@ -28,9 +28,9 @@ import (
 )
 
 // The split deployment (ADR 0033, 0034) under a write load through nginx:
-// channels and webhooks on the platform database, shipments and tracking
-// on databases of their own, two tracking instances, NATS JetStream between
-// them. Each module process in turn is killed with -9 and started again.
+// channels, webhooks and dispatch on the platform database, shipments and
+// tracking on databases of their own, two tracking instances, NATS
+// JetStream between them. Each module process in turn is killed with -9 and started again.
 // Meanwhile the other modules keep serving their routes; afterwards every
 // acknowledged write is stored and listed, every event delivered at least
 // once, and the two tracking instances have both checked parcels, none of
@@ -58,11 +58,15 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 		"tracking":   startInstance(t, "tracking", dsn, with("SHIPD_MODULES=tracking")...),
 		"tracking-b": startInstance(t, "tracking-b", dsn, with("SHIPD_MODULES=tracking")...),
 		"webhooks":   startInstance(t, "webhooks", dsn, with("SHIPD_MODULES=webhooks", "LOG_LEVEL="+cmp.Or(os.Getenv("SHIPD_FAULTS_WEBHOOKS_LOG"), "warn"))...),
+		// Dispatch follows the shipments stream (its copy) on the platform
+		// database; the load orders no pickup, so its kill shows the
+		// others serve without it and it catches up after.
+		"dispatch": startInstance(t, "dispatch", dsn, with("SHIPD_MODULES=dispatch")...),
 	}
 	hostOf := func(name string) string { u, _ := url.Parse(procs[name].url); return u.Host }
 	proxy := apptest.StartProxy(t, map[string][]string{
 		"channels": {hostOf("channels")}, "shipments": {hostOf("shipments")},
-		"tracking": {hostOf("tracking"), hostOf("tracking-b")}, "webhooks": {hostOf("webhooks")},
+		"tracking": {hostOf("tracking"), hostOf("tracking-b")}, "webhooks": {hostOf("webhooks")}, "dispatch": {hostOf("dispatch")},
 	})
 	c := client{base: proxy, key: acc.key}
 	subscribe(t, c, rc, "/split", loadEvents)
@@ -94,10 +98,10 @@ func TestModuleProcessesKilledUnderLoad(t *testing.T) {
 
 	// Each in turn: killed, the others asked meanwhile, started again.
 	otherRoute := map[string]string{"channels": "/v1/shipments", "shipments": "/v1/shipping-channels",
-		"tracking": "/v1/webhook-subscriptions", "webhooks": "/v1/tracking-parcels"}
+		"tracking": "/v1/webhook-subscriptions", "webhooks": "/v1/tracking-parcels", "dispatch": "/v1/shipments"}
 	var served []string
 	clk := newTestClock(t)
-	for _, name := range []string{"shipments", "tracking", "webhooks", "channels"} {
+	for _, name := range []string{"shipments", "tracking", "webhooks", "dispatch", "channels"} {
 		if name == "shipments" {
 			// The bookings the killed process had claimed keep their 2 min
 			// lease; rather than wait it out, the restarted process runs
