@@ -44,7 +44,7 @@ import (
 const (
 	MaxRateCardZones   = 1000
 	MaxZoneBands       = 1000
-	MaxZoneAreas       = 10000
+	MaxCardAreas       = 10000           // postal areas of all zones: overlaps are checked pairwise per country
 	MaxAmountMinor     = 100_000_000_000 // a billion in major units
 	MaxBandGrams       = 100_000_000     // 100 t: pallets and freight
 	MaxPricedParcels   = 1000
@@ -132,7 +132,15 @@ func (c RateCard) validate(errs fault.FieldErrors) {
 		}
 		validateZone(errs, p, z)
 	}
-	validateOverlaps(errs, c.Zones)
+	areas := 0
+	for _, z := range c.Zones {
+		areas += len(z.Postal)
+	}
+	if areas > MaxCardAreas {
+		errs.Add("zones", "must hold at most "+strconv.Itoa(MaxCardAreas)+" postal areas in all")
+	} else {
+		validateOverlaps(errs, c.Zones)
+	}
 	s := c.Surcharges
 	amount(errs, "surcharges.cod_fee", s.CODMinor)
 	amount(errs, "surcharges.pickup_point_fee", s.PickupPointMinor)
@@ -163,9 +171,6 @@ func amount(errs fault.FieldErrors, path string, minor int64) {
 func validateZone(errs fault.FieldErrors, p string, z Zone) {
 	if len(z.Countries) == 0 && len(z.Postal) == 0 {
 		errs.Add(p, "must name countries or postal codes")
-	}
-	if len(z.Postal) > MaxZoneAreas {
-		errs.Add(p+".postal_codes", "must be at most "+strconv.Itoa(MaxZoneAreas)+" areas")
 	}
 	for i, cc := range z.Countries {
 		if !carrier.IsCountryCode(cc) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -180,6 +181,11 @@ func TestRateCardValidation(t *testing.T) {
 			map[string]string{"zones.1.name": "repeats the name of zones.0"}},
 		{"no bands", func(c *domain.RateCard) { c.Zones[1].Bands = nil },
 			map[string]string{"zones.1.bands": "at least one weight band"}},
+		{"too many postal areas to check", func(c *domain.RateCard) {
+			for i := range domain.MaxCardAreas {
+				c.Zones[0].Postal = append(c.Zones[0].Postal, domain.PostalArea{Country: "AT", From: fmt.Sprintf("%05d", i), To: fmt.Sprintf("%05d", i)})
+			}
+		}, map[string]string{"zones": "at most 10000 postal areas"}},
 		{"an unknown pricing unit", func(c *domain.RateCard) { c.Zones[1].Per = "pallet" },
 			map[string]string{"zones.1.per": "parcel or shipment"}},
 		{"an oversize fee without a limit", func(c *domain.RateCard) { c.Surcharges.OversizeLongestCM, c.Surcharges.OversizeGirthCM = 0, 0 },
