@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -122,20 +121,9 @@ func (r *Manifests) Stale(_ context.Context, before time.Time, limit int) ([]str
 	if err := r.book.Interfered("Stale", ""); err != nil {
 		return nil, err
 	}
-	var stale []manifest.Stored
-	for _, s := range r.rows {
-		if s.Status == manifest.StatusCreating && s.UpdatedAt.Before(before) {
-			stale = append(stale, s)
-		}
-	}
-	slices.SortFunc(stale, func(a, b manifest.Stored) int {
-		return cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	var out []string
-	for _, s := range stale[:min(len(stale), max(limit, 0))] {
-		out = append(out, s.ID)
-	}
-	return out, nil
+	return longestWaiting(r.rows, before, limit, func(s manifest.Stored) (time.Time, bool) {
+		return s.UpdatedAt, s.Status == manifest.StatusCreating
+	}), nil
 }
 
 // Document is the manifest's document, not found until Complete stored one.

@@ -1,10 +1,8 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -129,20 +127,9 @@ func (r *Pickups) Stale(_ context.Context, before time.Time, limit int) ([]strin
 	if err := r.book.Interfered("Stale", ""); err != nil {
 		return nil, err
 	}
-	var stale []pickup.Stored
-	for _, s := range r.rows {
-		if s.Status == pickup.StatusOrdering && s.UpdatedAt.Before(before) {
-			stale = append(stale, s)
-		}
-	}
-	slices.SortFunc(stale, func(a, b pickup.Stored) int {
-		return cmp.Or(a.UpdatedAt.Compare(b.UpdatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	var out []string
-	for _, s := range stale[:min(len(stale), max(limit, 0))] {
-		out = append(out, s.ID)
-	}
-	return out, nil
+	return longestWaiting(r.rows, before, limit, func(s pickup.Stored) (time.Time, bool) {
+		return s.UpdatedAt, s.Status == pickup.StatusOrdering
+	}), nil
 }
 
 // save stores p's state over its old one; a cancelled pickup holds no
